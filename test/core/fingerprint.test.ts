@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, Fingerprint, fingerprintOf } from "../../src/core/fingerprint.ts";
+
+describe("canonical JSON", () => {
+  it("sorts keys at every depth and drops undefined members", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: true, y: null }], c: "x" }, u: undefined })).toBe(
+      '{"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1}',
+    );
+    expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
+    expect(canonicalJson({ n: 10n })).toBe('{"n":"10"}');
+  });
+
+  it("refuses values the wire cannot carry", () => {
+    expect(() => canonicalJson({ x: Number.NaN })).toThrow(/NaN/);
+    expect(() => canonicalJson({ x: Infinity })).toThrow(/Infinity/);
+  });
+});
+
+describe("Fingerprint", () => {
+  const records = [{ type: "order", id: "1", px: "3000" }, { type: "fill", id: "2" }];
+
+  it("gives the same digest for the same records, whatever their key order", () => {
+    const reordered = [{ px: "3000", id: "1", type: "order" }, { id: "2", type: "fill" }];
+    expect(fingerprintOf(records)).toBe(fingerprintOf(reordered));
+    expect(fingerprintOf(records)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("changes with any change of content, order or record boundaries", () => {
+    const base = fingerprintOf(records);
+    expect(fingerprintOf([records[1], records[0]])).not.toBe(base);
+    expect(fingerprintOf([{ ...records[0], px: "3000.5" }, records[1]])).not.toBe(base);
+    expect(fingerprintOf([records[0]])).not.toBe(base);
+  });
+
+  it("can be read at checkpoints and go on", () => {
+    const running = new Fingerprint();
+    running.update(records[0]);
+    const checkpoint = running.digest();
+    expect(checkpoint).toBe(fingerprintOf([records[0]]));
+    running.update(records[1]);
+    expect(running.digest()).toBe(fingerprintOf(records));
+    expect(running.count).toBe(2);
+  });
+});
