@@ -1,0 +1,33 @@
+/**
+ * Nonces: one strictly increasing counter per signer, shared by all five
+ * order-entry operations (reference/signing.md). A nonce not greater than the
+ * signer's highest accepted one, or zero, is refused; a request rejected for
+ * any reason does not consume its nonce (`accept` runs only on success).
+ */
+export type NonceCheck = { ok: true; nonce: bigint } | { ok: false; message: string };
+
+export class NonceBook {
+  private readonly highest = new Map<string, bigint>();
+
+  check(signer: string, nonceText: string): NonceCheck {
+    if (!/^\d+$/.test(nonceText)) return { ok: false, message: `nonce "${nonceText}" is not a decimal integer` };
+    const nonce = BigInt(nonceText);
+    if (nonce === 0n) return { ok: false, message: 'nonce "0" is not allowed: nonces start above 0' };
+    const last = this.highest.get(signer.toLowerCase());
+    if (last !== undefined && nonce <= last) {
+      return { ok: false, message: `nonce ${nonce} is not greater than the last accepted nonce ${last} of signer ${signer}` };
+    }
+    return { ok: true, nonce };
+  }
+
+  accept(signer: string, nonce: bigint): void {
+    const id = signer.toLowerCase();
+    const last = this.highest.get(id);
+    if (last === undefined || nonce > last) this.highest.set(id, nonce);
+  }
+
+  /** The highest accepted nonce of a signer (0 when none). */
+  last(signer: string): bigint {
+    return this.highest.get(signer.toLowerCase()) ?? 0n;
+  }
+}

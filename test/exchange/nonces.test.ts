@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { NonceBook } from "../../src/exchange/gateway/nonces.ts";
+
+const signer = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+
+describe("NonceBook", () => {
+  it("accepts strictly increasing nonces per signer and refuses reused, lower and zero ones", () => {
+    const book = new NonceBook();
+    const first = book.check(signer, "1700000000000000");
+    expect(first).toEqual({ ok: true, nonce: 1700000000000000n });
+    book.accept(signer, 1700000000000000n);
+    expect(book.check(signer, "1700000000000000")).toMatchObject({ ok: false, message: expect.stringContaining("not greater") });
+    expect(book.check(signer, "1699999999999999").ok).toBe(false);
+    expect(book.check(signer, "0")).toMatchObject({ ok: false, message: expect.stringContaining('"0"') });
+    expect(book.check(signer, "1700000000000001").ok).toBe(true);
+    expect(book.check(signer.toLowerCase(), "1700000000000000").ok).toBe(false);
+  });
+
+  it("does not consume a nonce that was only checked (a rejected request)", () => {
+    const book = new NonceBook();
+    expect(book.check(signer, "5").ok).toBe(true);
+    expect(book.check(signer, "5").ok).toBe(true);
+    expect(book.last(signer)).toBe(0n);
+  });
+
+  it("keeps signers apart and handles nonces beyond 2^64", () => {
+    const book = new NonceBook();
+    book.accept(signer, 2n ** 70n);
+    expect(book.check("0x0000000000000000000000000000000000000001", "1").ok).toBe(true);
+    expect(book.check(signer, (2n ** 70n + 1n).toString()).ok).toBe(true);
+    expect(book.check(signer, "12a").ok).toBe(false);
+  });
+});
