@@ -1,0 +1,187 @@
+/**
+ * The simulated chain: blocks on the virtual clock, each settling the
+ * matches that became eligible before it.
+ *
+ * A match enters the pending queue when the engine makes it and becomes
+ * eligible after a settlement latency drawn from a seeded stream. Each block
+ * (every `blockIntervalMicros`, plus a seeded jitter) takes the eligible
+ * matches in the order they were made and asks the handler to validate each
+ * against the settled state at block time: a valid match settles, an invalid
+ * one busts. Injected faults (a bust probability, "bust the next N", blocks
+ * delayed through a window) act here; market pauses and stale signatures are
+ * validation failures the handler reports.
+ *
+ * Why busts happen at all: the engine admits orders against settled state
+ * plus pending matches (optimistic), while the chain validates each match
+ * against settled state alone at block time, after other matches, funding
+ * and price moves have landed. The gap between the two is what busts.
+ */
+import { assert } from "../core/assert.ts";
+import type { Rng } from "../core/rng.ts";
+import type { Scheduler } from "../core/scheduler.ts";
+import type { Micros } from "../core/time.ts";
+
+/** An ExecutionBust reason: `reasonName` plus the variant's fields (see the spec module). */
+export type BustReason = { reasonName: string } & Record<string, unknown>;
+
+export interface ChainConfig {
+  /** Time between blocks. Default 100 ms. */
+  blockIntervalMicros: Micros;
+  /** Each block is late by a uniform draw in [0, blockJitterMicros). Default 0. */
+  blockJitterMicros: Micros;
+  /** A match becomes eligible after a uniform draw in [min, max] of latency. Default 0..0. */
+  settlementLatencyMinMicros: Micros;
+  settlementLatencyMaxMicros: Micros;
+  /** Probability that a valid match is busted anyway (an injected fault). Default 0. */
+  bustProbability: number;
+  /** The reason given to injected busts. */
+  injectedBustReason: BustReason;
+}
+
+export const DEFAULT_CHAIN_CONFIG: ChainConfig = {
+  blockIntervalMicros: 100_000,
+  blockJitterMicros: 0,
+  settlementLatencyMinMicros: 0,
+  settlementLatencyMaxMicros: 0,
+  bustProbability: 0,
+  injectedBustReason: { reasonName: "UnknownReason", message: "injected settlement failure" },
+};
+
+export interface SettlementHandler<M> {
+  /** Validates a match against settled state at block time: undefined when it can settle. */
+  validate(match: M, blockTime: Micros): BustReason | undefined;
+  settle(match: M, blockTime: Micros): void;
+  bust(match: M, reason: BustReason, blockTime: Micros): void;
+  /** After every block, once its matches are settled or busted. */
+  afterBlock?(block: BlockInfo): void;
+}
+
+export interface BlockInfo {
+  number: number;
+  timeMicros: Micros;
+  settled: number;
+  busted: number;
+}
+
+interface Pending<M> {
+  match: M;
+  eligibleAt: Micros;
+}
+
+export function validateChainConfig(config: ChainConfig): void {
+  assert(config.blockIntervalMicros > 0, "blockIntervalMicros must be positive");
+  assert(config.blockJitterMicros >= 0 && config.blockJitterMicros < config.blockIntervalMicros, "blockJitterMicros must be in [0, blockIntervalMicros)");
+  assert(config.settlementLatencyMinMicros >= 0, "settlementLatencyMinMicros must be non-negative");
+  assert(config.settlementLatencyMaxMicros >= config.settlementLatencyMinMicros, "settlementLatencyMaxMicros must be at least the minimum");
+  assert(config.bustProbability >= 0 && config.bustProbability <= 1, "bustProbability must be in [0, 1]");
+}
+
+export class Chain<M> {
+  private pending: Pending<M>[] = [];
+  private blockNumber = 0;
+  private nextBlockTimer: number | undefined;
+  private delayedUntil: Micros = -Infinity;
+  private bustNextCount = 0;
+  private bustNextReason: BustReason | undefined;
+  readonly config: ChainConfig;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly rng: Rng,
+    private readonly handler: SettlementHandler<M>,
+    config: Partial<ChainConfig> = {},
+  ) {
+    this.config = { ...DEFAULT_CHAIN_CONFIG, ...config };
+    validateChainConfig(this.config);
+  }
+
+  /** Schedules the first block, one interval from now. */
+  start(): void {
+    assert(this.nextBlockTimer === undefined, "chain already started");
+    this.scheduleBlock(this.scheduler.now() + this.config.blockIntervalMicros);
+  }
+
+  /** Queues a match made by the engine now. */
+  submit(match: M): void {
+    const { settlementLatencyMinMicros: min, settlementLatencyMaxMicros: max } = this.config;
+    const latency = max === min ? min : this.rng.int(min, max);
+    this.pending.push({ match, eligibleAt: this.scheduler.now() + latency });
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  get height(): number {
+    return this.blockNumber;
+  }
+
+  /** Pending matches in the order they were made (for state dumps and optimistic views). */
+  pendingMatches(): readonly M[] {
+    return this.pending.map((entry) => entry.match);
+  }
+
+  /** Busts the next `count` matches that would otherwise settle, with `reason`. */
+  bustNext(count: number, reason: BustReason): void {
+    assert(Number.isSafeInteger(count) && count >= 0, "bustNext count must be a non-negative integer");
+    this.bustNextCount = count;
+    this.bustNextReason = reason;
+  }
+
+  /** No block is produced before `untilMicros`; the first one after it settles the backlog. */
+  delayBlocksUntil(untilMicros: Micros): void {
+    this.delayedUntil = Math.max(this.delayedUntil, untilMicros);
+  }
+
+  setBustProbability(probability: number): void {
+    assert(probability >= 0 && probability <= 1, "bustProbability must be in [0, 1]");
+    this.config.bustProbability = probability;
+  }
+
+  private scheduleBlock(at: Micros): void {
+    const jitter = this.config.blockJitterMicros > 0 ? this.rng.int(0, this.config.blockJitterMicros - 1) : 0;
+    const time = Math.max(at + jitter, this.delayedUntil);
+    this.nextBlockTimer = this.scheduler.schedule(time, () => this.produceBlock());
+  }
+
+  private produceBlock(): void {
+    const blockTime = this.scheduler.now();
+    if (blockTime < this.delayedUntil) {
+      this.nextBlockTimer = this.scheduler.schedule(this.delayedUntil, () => this.produceBlock());
+      return;
+    }
+    this.blockNumber++;
+    let settled = 0;
+    let busted = 0;
+    const stillPending: Pending<M>[] = [];
+    const due = this.pending;
+    this.pending = stillPending;
+    for (const entry of due) {
+      if (entry.eligibleAt > blockTime) {
+        stillPending.push(entry);
+        continue;
+      }
+      const reason = this.handler.validate(entry.match, blockTime) ?? this.injectedFault();
+      if (reason === undefined) {
+        this.handler.settle(entry.match, blockTime);
+        settled++;
+      } else {
+        this.handler.bust(entry.match, reason, blockTime);
+        busted++;
+      }
+    }
+    this.handler.afterBlock?.({ number: this.blockNumber, timeMicros: blockTime, settled, busted });
+    this.scheduleBlock(blockTime + this.config.blockIntervalMicros);
+  }
+
+  private injectedFault(): BustReason | undefined {
+    if (this.bustNextCount > 0) {
+      this.bustNextCount--;
+      return this.bustNextReason;
+    }
+    if (this.config.bustProbability > 0 && this.rng.bernoulli(this.config.bustProbability)) {
+      return this.config.injectedBustReason;
+    }
+    return undefined;
+  }
+}

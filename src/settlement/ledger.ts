@@ -1,0 +1,126 @@
+/**
+ * The account ledger: Transfer entries (spec 2.20), one per account side of
+ * each on-chain leg, kept per account in the order they happened, listed
+ * newest first with a type filter, inclusive time filters and an opaque
+ * cursor. Zero-amount legs are never recorded.
+ *
+ * The ledger stores and lists; it computes nothing. The amounts and each
+ * entry's netDepositsAfter come from the risk layer, which owns balances.
+ *
+ * Cursor: the entry id of the last row returned, base64url-encoded, so
+ * clients treat it as opaque; the next page starts strictly after (older
+ * than) that entry. Entry ids come from one counter, so they are unique and
+ * increase with time across all accounts.
+ */
+import { IdGenerator } from "../core/ids.ts";
+import { microsToMillis, type Micros } from "../core/time.ts";
+
+export interface LedgerLeg {
+  accountId: number;
+  asset: string;
+  /** Transfer type (see the spec module's TransferType). */
+  type: string;
+  /** Canonical signed decimal; positive credits the account. */
+  amount: string;
+  /** Canonical signed decimal: net deposits of this account and asset after the leg. */
+  netDepositsAfter: string;
+  counterpartyAccountId?: number;
+  fillId?: string;
+}
+
+export interface TransferEntry extends LedgerLeg {
+  id: string;
+  /** ms */
+  timestamp: number;
+}
+
+export interface TransferQuery {
+  type?: string;
+  /** ms, inclusive */
+  startTime?: number;
+  /** ms, inclusive */
+  endTime?: number;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface TransferPage {
+  data: TransferEntry[];
+  meta: { nextCursor?: string; limit: number; startTime?: number; endTime?: number };
+}
+
+export const TRANSFER_PAGE_LIMIT_DEFAULT = 100;
+export const TRANSFER_PAGE_LIMIT_MAX = 1000;
+
+export class CursorError extends Error {
+  override readonly name = "CursorError";
+}
+
+export class Ledger {
+  private readonly ids = new IdGenerator(1n);
+  private readonly byAccount = new Map<number, TransferEntry[]>();
+  private readonly subscribers: ((entry: TransferEntry) => void)[] = [];
+
+  /** Records a leg at `at`; returns the entry, or undefined for a zero amount (never recorded). */
+  record(leg: LedgerLeg, at: Micros): TransferEntry | undefined {
+    if (/^-?0(\.0*)?$/.test(leg.amount)) return undefined;
+    const entry: TransferEntry = { id: this.ids.next(), timestamp: microsToMillis(at), ...leg };
+    let entries = this.byAccount.get(leg.accountId);
+    if (entries === undefined) {
+      entries = [];
+      this.byAccount.set(leg.accountId, entries);
+    }
+    entries.push(entry);
+    for (const subscriber of this.subscribers) subscriber(entry);
+    return entry;
+  }
+
+  /** Called for every recorded entry, in order (the transfers channel). */
+  subscribe(listener: (entry: TransferEntry) => void): void {
+    this.subscribers.push(listener);
+  }
+
+  /** Entries of several accounts (a wallet's), newest first, filtered and paged. */
+  list(accountIds: readonly number[], query: TransferQuery = {}): TransferPage {
+    const limit = query.limit ?? TRANSFER_PAGE_LIMIT_DEFAULT;
+    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const matching: TransferEntry[] = [];
+    for (const accountId of accountIds) {
+      const entries = this.byAccount.get(accountId) ?? [];
+      let taken = 0;
+      // Each account contributes at most limit + 1 rows: enough to fill the page and know whether more follow.
+      for (let i = entries.length - 1; i >= 0 && taken <= limit; i--) {
+        const entry = entries[i]!;
+        if (before !== undefined && BigInt(entry.id) >= before) continue;
+        if (query.endTime !== undefined && entry.timestamp > query.endTime) continue;
+        if (query.startTime !== undefined && entry.timestamp < query.startTime) break;
+        if (query.type !== undefined && entry.type !== query.type) continue;
+        matching.push(entry);
+        taken++;
+      }
+    }
+    matching.sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    const data = matching.slice(0, limit);
+    const meta: TransferPage["meta"] = { limit };
+    if (query.startTime !== undefined) meta.startTime = query.startTime;
+    if (query.endTime !== undefined) meta.endTime = query.endTime;
+    if (matching.length > limit) meta.nextCursor = encodeCursor(data[data.length - 1]!.id);
+    return { data, meta };
+  }
+
+  /** The newest entries of several accounts (the transfers channel's snapshot). */
+  latest(accountIds: readonly number[], count: number): TransferEntry[] {
+    return this.list(accountIds, { limit: count }).data;
+  }
+}
+
+function encodeCursor(id: string): string {
+  return Buffer.from(`t:${id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): bigint {
+  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString() : "";
+  const match = /^t:(\d{1,20})$/.exec(text);
+  if (match === null) throw new CursorError(`cursor "${cursor}" is not a cursor this service issued`);
+  return BigInt(match[1]!);
+}
