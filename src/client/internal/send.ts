@@ -1,0 +1,167 @@
+/**
+ * The one path every action sends through: per attempt, read the clock,
+ * draw a fresh nonce, build the body and its message, sign, hand the body
+ * to the transport; then decode the answer, and on a RequestError ask the
+ * retry policy whether to wait and go again.
+ *
+ * Synchronous hand-off: with a synchronous signer, nothing is awaited before
+ * `transport.request` is called, so the request leaves within the action
+ * call (see signer.ts for why the simulator needs that).
+ *
+ * Nonce order: nonces are drawn in call order. With an asynchronous signer,
+ * signatures may complete out of order; requests are then handed to the
+ * transport in the order their nonces were drawn (one chain per nonce
+ * manager), so that a later nonce never reaches the service before an
+ * earlier one.
+ */
+import type { Hex } from "viem";
+import type { Micros } from "../../core/time.ts";
+import { SIGNATURE_PATTERN } from "../../spec/scalars.ts";
+import type { SignedKind, SignedMessages } from "../../signing/types.ts";
+import type { ClientContext } from "../context.ts";
+import { decodeRequestError, type DecodeResult } from "../decode.ts";
+import { InvalidResponseError, RequestFailedError, SigningFailedError, TransportFailedError } from "../errors.ts";
+import type { NonceManager } from "../nonce.ts";
+import { retryDelayMs } from "../retry.ts";
+import type { ClientSigner } from "../signer.ts";
+import type { OrderEntryOperation, OrderEntryRequestBodies, OrderEntryResponse } from "../transport.ts";
+
+/** The signed message of one request: a kind and its message, correlated. */
+export type SignedPart = { [K in SignedKind]: { readonly kind: K; readonly message: SignedMessages[K] } }[SignedKind];
+
+/** What one attempt is built from. */
+export interface Attempt {
+  readonly nowMicros: Micros;
+  readonly nonce: string;
+}
+
+/** A body whose `signature` is filled in after signing. */
+export interface BuiltRequest<Op extends OrderEntryOperation> {
+  readonly body: OrderEntryRequestBodies[Op];
+  readonly signed: SignedPart;
+}
+
+/** A request once its parameters are checked: builds a fresh body per attempt. */
+export interface RequestPlan<Op extends OrderEntryOperation, Result> {
+  readonly operation: Op;
+  build(attempt: Attempt): BuiltRequest<Op>;
+  decode(payload: unknown): DecodeResult<Result>;
+}
+
+function callSigner(signer: ClientSigner, signed: SignedPart): Hex | Promise<Hex> {
+  switch (signed.kind) {
+    case "Order":
+      return signer.sign("Order", signed.message);
+    case "OrderCancel":
+      return signer.sign("OrderCancel", signed.message);
+    case "MassCancel":
+      return signer.sign("MassCancel", signed.message);
+    case "CancelAllAfter":
+      return signer.sign("CancelAllAfter", signed.message);
+  }
+}
+
+function checkedSignature(kind: SignedKind, signature: unknown): Hex {
+  if (typeof signature === "string" && SIGNATURE_PATTERN.test(signature)) return signature as Hex;
+  throw new SigningFailedError(kind, { details: `the signer returned "${String(signature).slice(0, 140)}", not 0x and 65 bytes of hex` });
+}
+
+/** The hand-off chain of one client: the promise that the previous asynchronous hand-off settled, and how many are pending. */
+interface Handoff {
+  tail: Promise<void>;
+  pending: number;
+}
+
+/**
+ * Keyed by nonce manager: the order to keep is the order of one nonce
+ * sequence, so clients that share a signer's manager share its chain.
+ */
+const handoffs = new WeakMap<NonceManager, Handoff>();
+
+function handoffOf(client: ClientContext): Handoff {
+  let handoff = handoffs.get(client.nonces);
+  if (handoff === undefined) {
+    handoff = { tail: Promise.resolve(), pending: 0 };
+    handoffs.set(client.nonces, handoff);
+  }
+  return handoff;
+}
+
+function transmit<Op extends OrderEntryOperation>(client: ClientContext, operation: Op, body: OrderEntryRequestBodies[Op]): Promise<OrderEntryResponse> {
+  let response: Promise<OrderEntryResponse>;
+  try {
+    response = client.transport.request(operation, body);
+  } catch (cause) {
+    return Promise.reject(new TransportFailedError(operation, { cause }));
+  }
+  return Promise.resolve(response).catch((cause: unknown) => {
+    throw new TransportFailedError(operation, { cause });
+  });
+}
+
+/** Signs and hands over one attempt; synchronous up to `transport.request` when the signer is. */
+function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<OrderEntryResponse> {
+  const nowMicros = client.clock.now();
+  const nonce = client.nonces.next();
+  const { body, signed } = plan.build({ nowMicros, nonce });
+  let signing: Hex | Promise<Hex>;
+  try {
+    signing = callSigner(client.signer, signed);
+  } catch (cause) {
+    return Promise.reject(new SigningFailedError(signed.kind, { cause }));
+  }
+  const handoff = handoffOf(client);
+  if (typeof signing === "string" && handoff.pending === 0) {
+    let signature: Hex;
+    try {
+      signature = checkedSignature(signed.kind, signing);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    body.signature = signature;
+    return transmit(client, plan.operation, body);
+  }
+  const previous = handoff.tail;
+  let release: () => void = () => undefined;
+  const own = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  // The next request waits for this one AND everything before it, even if this one fails early.
+  handoff.tail = previous.then(() => own);
+  handoff.pending++;
+  const asyncSigning = Promise.resolve(signing);
+  return (async () => {
+    try {
+      let signature: Hex;
+      try {
+        signature = checkedSignature(signed.kind, await asyncSigning);
+      } catch (cause) {
+        throw cause instanceof SigningFailedError ? cause : new SigningFailedError(signed.kind, { cause });
+      }
+      await previous;
+      body.signature = signature;
+      return transmit(client, plan.operation, body);
+    } finally {
+      handoff.pending--;
+      release();
+    }
+  })();
+}
+
+/** Runs a plan to its decoded result, retrying as the client's policy allows; throws the errors of errors.ts. */
+export async function send<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<Result> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await sendAttempt(client, plan);
+    if (response.ok) {
+      const decoded = plan.decode(response.payload);
+      if (!decoded.ok) throw new InvalidResponseError(plan.operation, response.payload, decoded.issues);
+      return decoded.value;
+    }
+    const error = decodeRequestError(response.error);
+    if (!error.ok) throw new InvalidResponseError(plan.operation, response.error, error.issues);
+    const retry = client.retry;
+    const delayMs = retry === undefined ? undefined : retryDelayMs(retry.policy, error.value, attempt, retry.random);
+    if (retry === undefined || delayMs === undefined) throw new RequestFailedError(plan.operation, error.value, attempt);
+    await retry.sleep(delayMs);
+  }
+}
