@@ -1,0 +1,255 @@
+/**
+ * Applying settled executions: the only place where positions and balances
+ * change because of a trade. Deterministic given settled state: pending
+ * exposure plays no part here (the caller releases the match's pending
+ * contribution before or after applying it; the result is the same).
+ *
+ * Perp (ORDER_MATCH, LIQUIDATION, ADL, MARKET_CLOSE): each side's leg goes
+ * through positions.applyLeg; realized price PnL and funding PnL are booked
+ * to the settlement balance (REALIZED_PNL and FUNDING entries). Only
+ * ORDER_MATCH fills pay the Fee v3 taker fee (fees.ts): the taker is debited
+ * the gross takerFee (PERP_FEE) and credited its takerRebateCredit
+ * (PERP_REBATE); the referrer's main account and the pool are credited
+ * (PERP_REBATE); the protocol keeps protocolFeeCredit. LIQUIDATION, ADL and
+ * MARKET_CLOSE carry takerFee "0" and no credits (the liquidation penalty is
+ * its own ledger entry, see liquidation.ts). ADL and MARKET_CLOSE records are
+ * one-sided (maker fields absent).
+ *
+ * Spot (ORDER_MATCH): the base and the quote move between the two accounts
+ * (SPOT_LEG entries; cost = qty x price rounded half-even to the quote's
+ * decimals); the taker pays its fee in the quote asset, net of its OG and
+ * referee discounts (a SPOT_LEG entry of its own; TransferType has no spot
+ * fee kind), and the protocol keeps it. Spot volume counts in USD (the quote
+ * at its index).
+ */
+import { assert } from "../core/assert.ts";
+import { microsToMillis } from "../core/time.ts";
+import { getAccount } from "./accounts.ts";
+import { type BookingContext, book } from "./collateral.ts";
+import { refreshTier, takerFeeSplit } from "./fees.ts";
+import { E18, E36, type Money, formatMoney, formatScaled, fromSteps, roundMoney, roundMoneyRatio } from "./fixed.ts";
+import { isLiquidatable, positionOf, refreshPosition } from "./margin.ts";
+import { moveOpenInterest } from "./open-interest.ts";
+import { type LegResult, applyLeg } from "./positions.ts";
+import type { AccountState, PerpMarketState, RiskState, SpotMarketState } from "./state.ts";
+import type { AppliedPerpExecution, AppliedSpotExecution, ExecutionInput, LedgerEntry, PerpExecutionRecord } from "./types.ts";
+
+export function getPerp(state: RiskState, marketId: number): PerpMarketState {
+  const market = state.perps.get(marketId);
+  assert(market !== undefined, `perp marketId ${marketId} does not exist`);
+  return market;
+}
+
+export function getSpot(state: RiskState, marketId: number): SpotMarketState {
+  const market = state.spots.get(marketId);
+  assert(market !== undefined, `spot marketId ${marketId} does not exist`);
+  return market;
+}
+
+/** Flags an account for the next liquidation pass when it is below its liquidation requirement. */
+export function flagIfLiquidatable(state: RiskState, account: AccountState, atMicros: number): void {
+  if (account.id !== state.config.poolAccountId && isLiquidatable(account, atMicros)) state.candidates.add(account.id);
+}
+
+function applySide(
+  state: RiskState,
+  account: AccountState,
+  market: PerpMarketState,
+  leg: { readonly delta: bigint; readonly price: bigint; readonly atMicros: number; readonly sequenceNumber: number; readonly openingFee: Money; readonly qty: bigint },
+): LegResult {
+  const position = positionOf(account, market);
+  const before = position.q;
+  const result = applyLeg(state, position, leg.delta, leg.price, leg.atMicros);
+  moveOpenInterest(market, before, position.q, true);
+  moveOpenInterest(market, before + position.pq, position.q + position.pq, false);
+  if (leg.openingFee !== 0n && result.opened > 0n) {
+    position.openingFees += roundMoneyRatio(leg.openingFee * result.opened, leg.qty, state.settlement.config.unit);
+  }
+  position.lastSeq = leg.sequenceNumber;
+  refreshPosition(position);
+  return result;
+}
+
+function bookLeg(context: BookingContext, account: AccountState, leg: LegResult): void {
+  const settlement = context.state.settlement;
+  book(context, account, settlement, "REALIZED_PNL", leg.pricePnl);
+  book(context, account, settlement, "FUNDING", leg.fundingPnl);
+}
+
+function checkShape(input: ExecutionInput): void {
+  const oneSided = input.type === "ADL" || input.type === "MARKET_CLOSE";
+  assert(oneSided === (input.makerAccountId === undefined), `${input.type} execution ${input.fillId} must ${oneSided ? "not " : ""}have a maker`);
+  assert(input.takerAccountId !== input.makerAccountId, `execution ${input.fillId} has the same taker and maker account`);
+  assert(input.qtyLots > 0 && input.priceTicks > 0, `execution ${input.fillId} needs positive qtyLots and priceTicks`);
+}
+
+/** Applies a settled perp execution to settled state; returns its record fields and ledger entries. */
+export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMicros: number): AppliedPerpExecution {
+  checkShape(input);
+  const market = getPerp(state, input.marketId);
+  assert(!market.closed, `${market.config.symbol} is closed: execution ${input.fillId} cannot apply`);
+  const taker = getAccount(state, input.takerAccountId);
+  const maker = input.makerAccountId === undefined ? undefined : getAccount(state, input.makerAccountId);
+  const qty = fromSteps(input.qtyLots, market.config.step);
+  const price = fromSteps(input.priceTicks, market.config.tick);
+  const notional = qty * price;
+  const takerDelta = input.takerSide === "B" ? qty : -qty;
+  const ledger: LedgerEntry[] = [];
+  const context: BookingContext = { state, ledger, atMicros, fillId: input.fillId };
+  const split = input.type === "ORDER_MATCH" ? takerFeeSplit(state, taker.wallet, refreshTier(state, taker.wallet, atMicros), notional) : undefined;
+  const netFee = split === undefined ? 0n : split.takerFee - split.takerRebateCredit;
+  const common = { price, atMicros, sequenceNumber: input.sequenceNumber, qty };
+  const takerLeg = applySide(state, taker, market, { ...common, delta: takerDelta, openingFee: netFee });
+  const makerLeg = maker === undefined ? undefined : applySide(state, maker, market, { ...common, delta: -takerDelta, openingFee: 0n });
+  bookLeg(context, taker, takerLeg);
+  if (maker !== undefined && makerLeg !== undefined) bookLeg(context, maker, makerLeg);
+  if (split !== undefined) {
+    const settlement = state.settlement;
+    book(context, taker, settlement, "PERP_FEE", -split.takerFee);
+    book(context, taker, settlement, "PERP_REBATE", split.takerRebateCredit);
+    if (split.referrer !== undefined) book(context, split.referrer, settlement, "PERP_REBATE", split.referrerFeeCredit, taker);
+    if (split.pool !== undefined) book(context, split.pool, settlement, "PERP_REBATE", split.poolFeeCredit, taker);
+    addProtocolFee(state, settlement.config.symbol, split.protocolFeeCredit);
+    recordVolume(state, taker, maker, notional, atMicros);
+    market.stats.volume24h.add(atMicros, notional);
+    market.stats.prices24h.add(atMicros, price);
+  }
+  flagIfLiquidatable(state, taker, atMicros);
+  if (maker !== undefined) flagIfLiquidatable(state, maker, atMicros);
+  assert(market.oiLong === market.oiShort || input.makerAccountId === undefined, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol}`);
+  return { record: perpRecord(state, market, input, { qty, price, atMicros, split, takerLeg, makerLeg }), ledger };
+}
+
+function addProtocolFee(state: RiskState, asset: string, amount: Money): void {
+  if (amount === 0n) return;
+  state.protocolFees.set(asset, (state.protocolFees.get(asset) ?? 0n) + amount);
+}
+
+function recordVolume(state: RiskState, taker: AccountState, maker: AccountState | undefined, volume: Money, atMicros: number): void {
+  taker.wallet.volume30d.add(atMicros, volume);
+  refreshTier(state, taker.wallet, atMicros);
+  if (maker !== undefined) {
+    maker.wallet.volume30d.add(atMicros, volume);
+    refreshTier(state, maker.wallet, atMicros);
+  }
+}
+
+function perpRecord(
+  state: RiskState,
+  market: PerpMarketState,
+  input: ExecutionInput,
+  parts: {
+    readonly qty: bigint;
+    readonly price: bigint;
+    readonly atMicros: number;
+    readonly split: ReturnType<typeof takerFeeSplit> | undefined;
+    readonly takerLeg: LegResult;
+    readonly makerLeg: LegResult | undefined;
+  },
+): PerpExecutionRecord {
+  const { split, takerLeg, makerLeg } = parts;
+  const takerCloses = takerLeg.closed > 0n;
+  const makerCloses = makerLeg !== undefined && makerLeg.closed > 0n;
+  // Fields in the order of spec 2.14; optional ones omitted, never undefined.
+  const record: PerpExecutionRecord = {
+    exchangeId: state.config.exchangeId,
+    symbol: market.config.symbol,
+    takerAccountId: input.takerAccountId,
+    ...(input.makerAccountId === undefined ? {} : { makerAccountId: input.makerAccountId }),
+    qty: formatScaled(parts.qty, 18),
+    side: input.takerSide,
+    price: formatScaled(parts.price, 18),
+    takerFee: split === undefined ? "0" : formatMoney(split.takerFee),
+    ...(split === undefined
+      ? {}
+      : {
+          protocolFeeCredit: formatMoney(split.protocolFeeCredit),
+          referrerFeeCredit: formatMoney(split.referrerFeeCredit),
+          takerRebateCredit: formatMoney(split.takerRebateCredit),
+          poolFeeCredit: formatMoney(split.poolFeeCredit),
+        }),
+    ...(takerCloses ? { takerOpeningFee: formatMoney(takerLeg.openingFee) } : {}),
+    type: input.type,
+    timestamp: microsToMillis(parts.atMicros),
+    sequenceNumber: input.sequenceNumber,
+    fillId: input.fillId,
+    ...(takerCloses ? { takerRealizedPnl: formatMoney(takerLeg.pricePnl + takerLeg.fundingPnl) } : {}),
+    ...(makerCloses ? { makerRealizedPnl: formatMoney(makerLeg.pricePnl + makerLeg.fundingPnl) } : {}),
+    ...(takerCloses ? { takerPriceVariationPnl: formatMoney(takerLeg.pricePnl) } : {}),
+    ...(makerCloses ? { makerPriceVariationPnl: formatMoney(makerLeg.pricePnl) } : {}),
+    ...(takerCloses ? { takerFundingPnl: formatMoney(takerLeg.fundingPnl) } : {}),
+    ...(makerCloses ? { makerFundingPnl: formatMoney(makerLeg.fundingPnl) } : {}),
+  };
+  return record;
+}
+
+/** The USD value of `amount` of an asset at its last index (the settlement asset at par). */
+export function usdValue(state: RiskState, asset: SpotMarketState["quote"], amount: Money): Money {
+  if (asset.config.isSettlement) return amount;
+  const index = asset.index;
+  return index === undefined ? 0n : roundMoneyRatio(amount * index.price, E18, state.settlement.config.unit);
+}
+
+/** The net spot taker fee of a quote cost (gross at the tier rate, less OG and referee discounts). */
+export function spotTakerFee(state: RiskState, taker: AccountState, costExact: Money, quoteUnit: Money, atMicros: number): Money {
+  const tier = refreshTier(state, taker.wallet, atMicros);
+  const global = state.config.globalFees;
+  const keepOg = taker.wallet.og ? E18 - global.ogDiscount : E18;
+  const keepReferee = taker.wallet.referee ? E18 - global.refereeDiscount : E18;
+  return roundMoneyRatio(costExact * tier.takerRate * keepOg * keepReferee, E18 * E36, quoteUnit);
+}
+
+/** Applies a settled spot execution (ORDER_MATCH). */
+export function applySpotExecution(state: RiskState, input: ExecutionInput, atMicros: number): AppliedSpotExecution {
+  assert(input.type === "ORDER_MATCH", `spot execution ${input.fillId} must be ORDER_MATCH, got ${input.type}`);
+  checkShape(input);
+  const market = getSpot(state, input.marketId);
+  const taker = getAccount(state, input.takerAccountId);
+  const maker = getAccount(state, input.makerAccountId!);
+  const qty = fromSteps(input.qtyLots, market.config.step);
+  const price = fromSteps(input.priceTicks, market.config.tick);
+  const costExact = qty * price;
+  const quoteUnit = market.quote.config.unit;
+  const cost = roundMoney(costExact, quoteUnit);
+  const fee = spotTakerFee(state, taker, costExact, quoteUnit, atMicros);
+  const buyer = input.takerSide === "B" ? taker : maker;
+  const seller = input.takerSide === "B" ? maker : taker;
+  const ledger: LedgerEntry[] = [];
+  const context: BookingContext = { state, ledger, atMicros, fillId: input.fillId };
+  const baseAmount = qty * E18;
+  book(context, buyer, market.base, "SPOT_LEG", baseAmount, seller);
+  book(context, buyer, market.quote, "SPOT_LEG", -cost, seller);
+  book(context, seller, market.base, "SPOT_LEG", -baseAmount, buyer);
+  book(context, seller, market.quote, "SPOT_LEG", cost, buyer);
+  book(context, taker, market.quote, "SPOT_LEG", -fee);
+  addProtocolFee(state, market.quote.config.symbol, fee);
+  const volume = usdValue(state, market.quote, cost);
+  recordVolume(state, taker, maker, volume, atMicros);
+  market.stats.volume24h.add(atMicros, volume);
+  market.stats.prices24h.add(atMicros, price);
+  flagIfLiquidatable(state, taker, atMicros);
+  flagIfLiquidatable(state, maker, atMicros);
+  return {
+    record: {
+      exchangeId: state.config.exchangeId,
+      symbol: market.config.symbol,
+      takerAccountId: taker.id,
+      makerAccountId: maker.id,
+      qty: formatScaled(qty, 18),
+      side: input.takerSide,
+      price: formatScaled(price, 18),
+      takerFee: formatMoney(fee),
+      type: "ORDER_MATCH",
+      timestamp: microsToMillis(atMicros),
+      sequenceNumber: input.sequenceNumber,
+      fillId: input.fillId,
+    },
+    ledger,
+  };
+}
+
+/** The quantity of a settled position in whole lots of its market (for the engine's positionLots hook). */
+export function lotsOf(quantity: bigint, step: bigint): number {
+  assert(quantity % step === 0n, `quantity ${quantity} is not a whole number of lots of ${step}`);
+  return Number(quantity / step);
+}

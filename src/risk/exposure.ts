@@ -1,0 +1,142 @@
+/**
+ * Exposure that is not settled state: resting orders and pending matches.
+ *
+ * Resting orders count in pre-trade checks: on a perp, the account's resting
+ * buys and sells per market widen its exposure for the initial requirement
+ * (max(|q + restingBuys|, |q - restingSells|)); on a spot market they hold
+ * balance (a buy holds qty x price of the quote, a sell holds qty of the
+ * base).
+ *
+ * Pending matches (made by the engine, not yet settled) count as if applied:
+ * each side's position and cost move by the fill, the taker's fee reserve is
+ * held, spot outflows are held, and effective open interest moves. Each
+ * match's contribution is kept by fillId, so releasePending (on settlement or
+ * bust) removes exactly what addPending added. Matching a resting order
+ * reduces its resting quantity by the fill.
+ */
+import { assert } from "../core/assert.ts";
+import { getAccount } from "./accounts.ts";
+import { balanceOf } from "./collateral.ts";
+import { feeReserve } from "./fees.ts";
+import { E18, type Money, type Qty, fromSteps } from "./fixed.ts";
+import { positionOf, refreshPosition } from "./margin.ts";
+import { moveOpenInterest } from "./open-interest.ts";
+import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
+import type { Match, RestingOrder, Side } from "./types.ts";
+
+export function marketOf(state: RiskState, marketId: number): PerpMarketState | SpotMarketState | undefined {
+  return state.perps.get(marketId) ?? state.spots.get(marketId);
+}
+
+function holdResting(state: RiskState, order: RestingState, qty: Qty): void {
+  const market = marketOf(state, order.marketId)!;
+  if (market.kind === "perp") {
+    const position = positionOf(order.account, market);
+    if (order.side === "B") position.restBuy += qty;
+    else position.restSell += qty;
+    refreshPosition(position);
+    return;
+  }
+  if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
+  else balanceOf(order.account, market.base).reserved += qty * E18;
+}
+
+/** Counts a resting order (or its remainder after matching) from now on. */
+export function restOrder(state: RiskState, order: RestingOrder): void {
+  assert(!state.resting.has(order.orderId), `order ${order.orderId} is already resting`);
+  assert(order.qtyLots > 0, `resting qtyLots ${order.qtyLots} must be positive`);
+  const market = marketOf(state, order.marketId);
+  assert(market !== undefined, `marketId ${order.marketId} does not exist`);
+  const resting: RestingState = {
+    orderId: order.orderId,
+    account: getAccount(state, order.accountId),
+    marketId: order.marketId,
+    side: order.side,
+    qty: fromSteps(order.qtyLots, market.config.step),
+    price: fromSteps(order.priceTicks, market.config.tick),
+  };
+  state.resting.set(order.orderId, resting);
+  holdResting(state, resting, resting.qty);
+}
+
+/** Reduces a resting order by `qty` (a fill), removing it at zero. */
+function reduceResting(state: RiskState, resting: RestingState, qty: Qty): void {
+  assert(qty <= resting.qty, `fill ${qty} exceeds resting quantity ${resting.qty} of order ${resting.orderId}`);
+  holdResting(state, resting, -qty);
+  resting.qty -= qty;
+  if (resting.qty === 0n) state.resting.delete(resting.orderId);
+}
+
+/** Stops counting a resting order (cancelled, expired, replaced); false when it is not counted. */
+export function removeRestingOrder(state: RiskState, orderId: string): boolean {
+  const resting = state.resting.get(orderId);
+  if (resting === undefined) return false;
+  reduceResting(state, resting, resting.qty);
+  return true;
+}
+
+/** Removes every resting order of a market (market close). */
+export function removeRestingOrdersOfMarket(state: RiskState, marketId: number): void {
+  const orderIds = [...state.resting.values()].filter((order) => order.marketId === marketId).map((order) => order.orderId);
+  for (const orderId of orderIds) removeRestingOrder(state, orderId);
+}
+
+function sideSign(side: Side): 1n | -1n {
+  return side === "B" ? 1n : -1n;
+}
+
+function movePending(position: ReturnType<typeof positionOf>, delta: Qty, cost: Money): void {
+  const before = position.q + position.pq;
+  position.pq += delta;
+  position.pk += cost;
+  moveOpenInterest(position.market, before, position.q + position.pq, false);
+  refreshPosition(position);
+}
+
+/** Counts a match made by the engine until it settles or busts. */
+export function addPending(state: RiskState, match: Match): void {
+  assert(!state.pending.has(match.fillId), `fill ${match.fillId} is already pending`);
+  assert(match.takerAccountId !== match.makerAccountId, `fill ${match.fillId} has the same taker and maker account`);
+  const market = marketOf(state, match.marketId);
+  assert(market !== undefined, `marketId ${match.marketId} does not exist`);
+  const taker = getAccount(state, match.takerAccountId);
+  const maker = getAccount(state, match.makerAccountId);
+  const qty = fromSteps(match.qtyLots, market.config.step);
+  const price = fromSteps(match.priceTicks, market.config.tick);
+  const takerDelta = sideSign(match.takerSide) * qty;
+  const notional = qty * price;
+  const takerFee = feeReserve(taker.wallet, notional);
+  const outflows: { balance: ReturnType<typeof balanceOf>; amount: Money }[] = [];
+  const resting = state.resting.get(match.makerOrderId);
+  if (resting !== undefined) reduceResting(state, resting, qty);
+  if (market.kind === "perp") {
+    movePending(positionOf(taker, market), takerDelta, takerDelta * price);
+    movePending(positionOf(maker, market), -takerDelta, -takerDelta * price);
+    taker.pendingFees += takerFee;
+  } else {
+    const buyer: AccountState = takerDelta > 0n ? taker : maker;
+    const seller: AccountState = takerDelta > 0n ? maker : taker;
+    outflows.push({ balance: balanceOf(buyer, market.quote), amount: notional + (buyer === taker ? takerFee : 0n) });
+    // A selling taker pays its fee out of the proceeds, so only the base is held.
+    outflows.push({ balance: balanceOf(seller, market.base), amount: qty * E18 });
+    for (const outflow of outflows) outflow.balance.pendingOut += outflow.amount;
+  }
+  const pending: PendingState = { fillId: match.fillId, marketId: match.marketId, taker, maker, takerDelta, price, takerFee, outflows };
+  state.pending.set(match.fillId, pending);
+}
+
+/** Stops counting a pending match (it settled, and its execution is applied, or it busted). */
+export function releasePending(state: RiskState, fillId: string): void {
+  const pending = state.pending.get(fillId);
+  assert(pending !== undefined, `fill ${fillId} is not pending`);
+  state.pending.delete(fillId);
+  const market = marketOf(state, pending.marketId)!;
+  if (market.kind === "perp") {
+    const cost = pending.takerDelta * pending.price;
+    movePending(positionOf(pending.taker, market), -pending.takerDelta, -cost);
+    movePending(positionOf(pending.maker, market), pending.takerDelta, cost);
+    pending.taker.pendingFees -= pending.takerFee;
+    return;
+  }
+  for (const outflow of pending.outflows) outflow.balance.pendingOut -= outflow.amount;
+}

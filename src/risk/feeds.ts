@@ -1,0 +1,97 @@
+/**
+ * Feed inputs and their effects: a new index price, exchange-mark oracle
+ * value or book view recomputes the marks that depend on it (prices.ts),
+ * re-anchors funding at the new rate (funding.ts) and refreshes the margin
+ * of the holders of that market only, flagging those that fall below their
+ * liquidation requirement. An update that leaves mark and rate as they were
+ * still re-checks that market's holders (funding accrues with time). An
+ * index price of a collateral asset also revalues the accounts that hold it.
+ * Nothing here walks all accounts.
+ */
+import { assert } from "../core/assert.ts";
+import { refreshCollateral } from "./collateral.ts";
+import { flagIfLiquidatable, getPerp } from "./executions.ts";
+import { type Price, formatScaled, toStepsHalfEven } from "./fixed.ts";
+import { fundingRateFor, reanchorFunding } from "./funding.ts";
+import { refreshPosition } from "./margin.ts";
+import { bookPrices, computeMark } from "./prices.ts";
+import { marketOf } from "./exposure.ts";
+import type { PerpMarketState, RiskState } from "./state.ts";
+import type { BookView } from "./types.ts";
+
+/** A mark that moved: what the engine's triggers need (setMarkPrice(marketId, priceTicks)). */
+export interface MarkChange {
+  readonly marketId: number;
+  /** The mark, canonical decimal. */
+  readonly markPrice: string;
+  /** The mark on the market's tick grid (half-even), for trigger orders. */
+  readonly markPriceTicks: number;
+}
+
+/** Refreshes every holder of the market (after a mark or funding change). */
+export function refreshHolders(state: RiskState, market: PerpMarketState, atMicros: number): void {
+  for (const position of [...market.holders.values()]) {
+    refreshPosition(position);
+    flagIfLiquidatable(state, position.account, atMicros);
+  }
+}
+
+/** Recomputes a perp's mark and funding rate; returns the change when the mark moved. */
+export function refreshMark(state: RiskState, market: PerpMarketState, atMicros: number): MarkChange | undefined {
+  if (market.closed) return undefined;
+  const computed = computeMark(state, market, atMicros);
+  if (computed === undefined) return undefined;
+  const { mark, index } = computed;
+  const rate = fundingRateFor(mark, index, market.config.fundingRateCap);
+  const moved = mark !== market.mark;
+  if (!moved && rate === market.funding.rate) {
+    // Nothing to recompute, but funding has accrued since: look at the holders again.
+    for (const position of market.holders.values()) flagIfLiquidatable(state, position.account, atMicros);
+    return undefined;
+  }
+  reanchorFunding(market.funding, atMicros, rate, mark);
+  market.mark = mark;
+  market.markAtMicros = atMicros;
+  refreshHolders(state, market, atMicros);
+  if (!moved) return undefined;
+  return { marketId: market.config.marketId, markPrice: formatScaled(mark, 18), markPriceTicks: Math.max(1, toStepsHalfEven(mark, market.config.tick)) };
+}
+
+export function setIndexPrice(state: RiskState, assetSymbol: string, price: Price, atMicros: number): MarkChange[] {
+  const asset = state.assets.get(assetSymbol);
+  assert(asset !== undefined, `asset ${assetSymbol} does not exist`);
+  assert(!asset.config.isSettlement, `the settlement asset ${assetSymbol} is at par and takes no index price`);
+  assert(price > 0n, `index price of ${assetSymbol} must be positive`);
+  asset.index = { price, atMicros };
+  for (const account of [...asset.holders]) {
+    refreshCollateral(account, account.balances.get(assetSymbol)!);
+    flagIfLiquidatable(state, account, atMicros);
+  }
+  const changes: MarkChange[] = [];
+  for (const market of state.perps.values()) {
+    if (market.indexAsset !== asset) continue;
+    const change = refreshMark(state, market, atMicros);
+    if (change !== undefined) changes.push(change);
+  }
+  return changes;
+}
+
+export function setOraclePrice(state: RiskState, marketId: number, price: Price, atMicros: number): MarkChange[] {
+  const market = getPerp(state, marketId);
+  assert(price > 0n, `oracle price of ${market.config.symbol} must be positive`);
+  market.oracle = { price, atMicros };
+  const change = refreshMark(state, market, atMicros);
+  return change === undefined ? [] : [change];
+}
+
+export function setBook(state: RiskState, marketId: number, view: BookView, atMicros: number): MarkChange[] {
+  const market = marketOf(state, marketId);
+  assert(market !== undefined, `marketId ${marketId} does not exist`);
+  if (market.kind === "spot") {
+    market.book = bookPrices(view, market.config.tick, market.config.step, undefined, atMicros);
+    return [];
+  }
+  market.book = bookPrices(view, market.config.tick, market.config.step, market.config.impactNotional, atMicros);
+  const change = refreshMark(state, market, atMicros);
+  return change === undefined ? [] : [change];
+}

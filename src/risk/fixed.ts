@@ -1,0 +1,160 @@
+/**
+ * Fixed-point money for the risk layer: exact bigint arithmetic, one rounding
+ * policy.
+ *
+ * Scales (all bigint, all exact):
+ *  - `Qty`, `Price`, `Rate`: 10^18 (the signing scale; `toE18` parses them);
+ *  - `Money`: 10^36, so that qty x price is exact (10^18 x 10^18);
+ *  - `FundingValue`: 10^36 per unit of base, so that funding accrued per
+ *    microsecond keeps 36 fraction digits;
+ *  - `Claim`: 10^54, qty x funding value, exact.
+ *
+ * Rounding policy (the only one): a computation is carried out exactly, and
+ * an amount is rounded once, HALF-EVEN, to the `decimals` of the asset it is
+ * booked in, at the moment it moves between accounts (fees, realized PnL,
+ * funding, penalties, collateral sales). Booked balances are therefore always
+ * whole multiples of 10^-decimals. What rounding leaves behind on a closed
+ * position (below half a unit of the last decimal) goes to the risk state's
+ * rounding residual, so conservation stays exact. Margin figures are not
+ * money that moves; they round against the account (requirements up, funding
+ * claims down) so that a check never passes on a rounding.
+ */
+import { E18 } from "../core/decimal.ts";
+import { assert } from "../core/assert.ts";
+
+export { E18 };
+export const E36 = E18 * E18;
+export const E54 = E36 * E18;
+
+/** 10^18 scale: base quantity. */
+export type Qty = bigint;
+/** 10^18 scale: price in quote per base. */
+export type Price = bigint;
+/** 10^18 scale: a dimensionless fraction (rates, haircuts, discounts). */
+export type Rate = bigint;
+/** 10^36 scale: an amount of an asset. */
+export type Money = bigint;
+/** 10^36 scale: value per unit of base. */
+export type FundingValue = bigint;
+/** 10^54 scale: units x funding value. */
+export type Claim = bigint;
+
+export type RoundingMode = "half-even" | "floor" | "ceil";
+
+/** numerator / denominator rounded by `mode` (floor and ceil toward -inf / +inf). */
+export function divRound(numerator: bigint, denominator: bigint, mode: RoundingMode): bigint {
+  assert(denominator !== 0n, "divRound denominator must not be zero");
+  if (denominator < 0n) {
+    numerator = -numerator;
+    denominator = -denominator;
+  }
+  const quotient = numerator / denominator; // truncates toward zero
+  const remainder = numerator - quotient * denominator; // sign of the numerator
+  if (remainder === 0n) return quotient;
+  if (mode === "floor") return remainder < 0n ? quotient - 1n : quotient;
+  if (mode === "ceil") return remainder > 0n ? quotient + 1n : quotient;
+  const twice = (remainder < 0n ? -remainder : remainder) * 2n;
+  const awayFromZero = twice > denominator || (twice === denominator && (quotient & 1n) !== 0n);
+  if (!awayFromZero) return quotient;
+  return remainder < 0n ? quotient - 1n : quotient + 1n;
+}
+
+export function abs(value: bigint): bigint {
+  return value < 0n ? -value : value;
+}
+
+export function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+export function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+export function sign(value: bigint): -1n | 0n | 1n {
+  return value > 0n ? 1n : value < 0n ? -1n : 0n;
+}
+
+/** The Money unit of an asset with `decimals` fraction digits: 10^(36 - decimals). */
+export function moneyUnit(decimals: number): Money {
+  assert(Number.isSafeInteger(decimals) && decimals >= 0 && decimals <= 18, `asset decimals ${decimals} must be an integer in 0..18`);
+  return 10n ** BigInt(36 - decimals);
+}
+
+/** Rounds a Money value half-even to a whole number of `unit` (see moneyUnit). */
+export function roundMoney(value: Money, unit: Money): Money {
+  return divRound(value, unit, "half-even") * unit;
+}
+
+/** Rounds value / divisor half-even to a whole number of `unit`: exact rational to booked Money. */
+export function roundMoneyRatio(numerator: bigint, divisor: bigint, unit: Money): Money {
+  return divRound(numerator, divisor * unit, "half-even") * unit;
+}
+
+/** qty x price, exact. */
+export function notional(qty: Qty, price: Price): Money {
+  return qty * price;
+}
+
+/** A Money value times a Rate, rounded up (requirements). */
+export function mulRateCeil(value: Money, rate: Rate): Money {
+  return divRound(value * rate, E18, "ceil");
+}
+
+/** A Money value times a Rate, rounded down. */
+export function mulRateFloor(value: Money, rate: Rate): Money {
+  return divRound(value * rate, E18, "floor");
+}
+
+/** Canonical text of an integer scaled by 10^digits (exact; no exponent, no trailing zeros). */
+export function formatScaled(value: bigint, digits: number): string {
+  const scale = 10n ** BigInt(digits);
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  const whole = magnitude / scale;
+  const fraction = digits === 0 ? "" : (magnitude % scale).toString().padStart(digits, "0").replace(/0+$/, "");
+  const text = fraction === "" ? whole.toString() : `${whole}.${fraction}`;
+  return negative && text !== "0" ? `-${text}` : text;
+}
+
+/** Canonical text of a booked Money amount (a whole number of 10^-18 at most; exact). */
+export function formatMoney(value: Money): string {
+  assert(value % E18 === 0n, `money ${value} has more than 18 fraction digits`);
+  return formatScaled(value / E18, 18);
+}
+
+/** Canonical text of a 10^36-scaled value rounded half-even to 18 fraction digits (display of prices, averages). */
+export function formatE36(value: bigint): string {
+  return formatScaled(divRound(value, E18, "half-even"), 18);
+}
+
+/** Canonical text of a 10^18-scaled value. */
+export function formatE18Value(value: bigint): string {
+  return formatScaled(value, 18);
+}
+
+/** Fraction digits of a positive 10^18-scaled step (tickSize, qtyStepSize): 0.001 -> 3. */
+export function fractionDigitsE18(step: bigint): number {
+  assert(step > 0n, `step ${step} must be positive`);
+  let digits = 18;
+  let rest = step;
+  while (digits > 0 && rest % 10n === 0n) {
+    rest /= 10n;
+    digits -= 1;
+  }
+  return digits;
+}
+
+/** Rounds a 10^18 value half-even to a whole number of `step` and returns the count. */
+export function toStepsHalfEven(value: bigint, step: bigint): number {
+  const steps = divRound(value, step, "half-even");
+  const asNumber = Number(steps);
+  assert(Number.isSafeInteger(asNumber), `value ${value} is too many steps of ${step}`);
+  return asNumber;
+}
+
+/** A count of lots or ticks (safe integer) times its 10^18 step. */
+export function fromSteps(count: number, step: bigint): bigint {
+  assert(Number.isSafeInteger(count), `step count ${count} must be a safe integer`);
+  return BigInt(count) * step;
+}

@@ -1,0 +1,252 @@
+/**
+ * Risk checks at the three moments a trade can be refused.
+ *
+ * 1. Admission (`checkOrder`, effective state), in this precedence:
+ *    NO_ACCOUNTS_FOUND_ERROR, UNAUTHORIZED_SIGNATURE_ERROR,
+ *    NOT_WHITELISTED_ERROR, ACCOUNT_SUSPENDED_ERROR (accounts.ts);
+ *    SYMBOL_NOT_FOUND_ERROR; INPUT_VALIDATION_ERROR (quantity or price not
+ *    positive); TRADING_HALTED_ERROR (closed market);
+ *    NO_PRICES_FOUND_FOR_SYMBOL_ERROR (prices not fresh);
+ *    perp: OPEN_INTEREST_CAP_ERROR, OPEN_INTEREST_BUDGET_ERROR
+ *    (open-interest.ts), ACCOUNT_BELOW_LIQUIDATION_MARGIN_ERROR,
+ *    ACCOUNT_BELOW_INITIAL_MARGIN_ERROR; spot: INSUFFICIENT_BALANCE_ERROR,
+ *    ACCOUNT_BELOW_INITIAL_MARGIN_ERROR.
+ *    Perp margin: with q the effective position and B, S the resting buys
+ *    and sells in the market, the order's exposure is
+ *      before = max(|q + B|, |q - S|), after = the same with the order added
+ *    An order that does not grow exposure always passes. Otherwise the
+ *    account must not be below its liquidation requirement, and
+ *      margin balance - max(0, price loss against mark) - fee reserve
+ *        >= initial requirement with resting orders, this market at `after`
+ *    where the price loss is qty x (price - mark) for a buy, qty x (mark -
+ *    price) for a sell, and the fee reserve the gross taker fee at the
+ *    wallet's tier. O(1): it reads the account's running sums.
+ * 2. Match time (`checkFill`, the engine's hook, effective state): the maker
+ *    is checked first (margin, then open interest), then the taker; a fill
+ *    that grows a position must keep margin balance after the fill at or above
+ *    the initial requirement of positions (margin.fillMarginShortfall).
+ * 3. Settlement (`validateMatch`, settled state only): the chain's view;
+ *    reports the bust reason.
+ */
+import { assert } from "../core/assert.ts";
+import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
+import { availableBalance, collateralValue } from "./collateral.ts";
+import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
+import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, fromSteps, max, mulRateCeil } from "./fixed.ts";
+import { equityEffective, fillMarginShortfall } from "./margin.ts";
+import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
+import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
+import { marketOf } from "./exposure.ts";
+import { spotTakerFee } from "./executions.ts";
+import type { AccountState, AssetState, PerpMarketState, PositionState, RiskState, SpotMarketState } from "./state.ts";
+import type { BustReason, FillVerdict, MatchTerms, OrderIntent, RiskRejection, Side } from "./types.ts";
+
+/** Pre-trade check of an order entering the book; null when it may enter. */
+export function checkOrder(state: RiskState, intent: OrderIntent, atMicros: number): RiskRejection | null {
+  const access = checkAccountAccess(state, intent.accountId, intent.signer);
+  if (access !== null) return access;
+  const account = state.accounts.get(intent.accountId)!;
+  const market = marketOf(state, intent.marketId);
+  if (market === undefined) return rejection("SYMBOL_NOT_FOUND_ERROR", `marketId ${intent.marketId} does not exist`);
+  if (!(intent.qtyLots > 0) || !(intent.priceTicks > 0)) {
+    return rejection("INPUT_VALIDATION_ERROR", `qtyLots ${intent.qtyLots} and priceTicks ${intent.priceTicks} must be positive`);
+  }
+  const qty = fromSteps(intent.qtyLots, market.config.step);
+  const price = fromSteps(intent.priceTicks, market.config.tick);
+  if (market.kind === "perp") {
+    if (market.closed) return rejection("TRADING_HALTED_ERROR", `${market.config.symbol} is closed`);
+    if (!perpPricesFresh(state, market, atMicros)) return noPrices(market.config.symbol);
+    const position = account.positions.get(intent.marketId);
+    const q = position === undefined ? 0n : position.q + position.pq;
+    const oi = checkOrderOpenInterest(market, q, intent.side === "B" ? qty : -qty);
+    if (oi !== null) return oi;
+    return checkPerpOrderMargin(account, position, market, { side: intent.side, qty, price, atMicros });
+  }
+  if (spotOraclePrice(state, market, atMicros) === undefined) return noPrices(market.config.symbol);
+  return checkSpotOrder(account, market, { side: intent.side, qty, price, atMicros });
+}
+
+function noPrices(symbol: string): RiskRejection {
+  return rejection("NO_PRICES_FOUND_FOR_SYMBOL_ERROR", `no fresh prices for ${symbol}`);
+}
+
+export function checkPerpOrderMargin(
+  account: AccountState,
+  position: PositionState | undefined,
+  market: PerpMarketState,
+  order: { readonly side: Side; readonly qty: Qty; readonly price: Price; readonly atMicros: number },
+): RiskRejection | null {
+  const { side, qty, price, atMicros } = order;
+  const q = position === undefined ? 0n : position.q + position.pq;
+  const buys = position === undefined ? 0n : position.restBuy;
+  const sells = position === undefined ? 0n : position.restSell;
+  const before = max(abs(q + buys), abs(q - sells));
+  const after = side === "B" ? max(abs(q + buys + qty), abs(q - sells)) : max(abs(q + buys), abs(q - sells - qty));
+  if (after <= before) return null;
+  const equity = equityEffective(account, atMicros);
+  if (equity < account.lm) {
+    return rejection(
+      "ACCOUNT_BELOW_LIQUIDATION_MARGIN_ERROR",
+      `accountId ${account.id} margin balance "${formatE36(equity)}" is below its liquidation requirement "${formatE36(account.lm)}": only reducing orders are accepted`,
+    );
+  }
+  const mark = market.mark!;
+  const required = account.imOrders - (position === undefined ? 0n : position.imOrdersC) + mulRateCeil(after * mark, market.config.imRate);
+  const priceLoss = side === "B" ? qty * (price - mark) : qty * (mark - price);
+  const available = equity - max(priceLoss, 0n) - feeReserve(account.wallet, qty * price);
+  if (available >= required) return null;
+  return rejection(
+    "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+    `order would leave accountId ${account.id} with margin balance "${formatE36(available)}" below its initial margin requirement "${formatE36(required)}"`,
+  );
+}
+
+/** Full value (no haircut) of an outgoing amount; collateralValue gives the haircut value of an incoming one. */
+function valueOut(asset: AssetState, amount: Money): Money {
+  return -collateralValue(asset, -amount);
+}
+
+function checkSpotOrder(
+  account: AccountState,
+  market: SpotMarketState,
+  order: { readonly side: Side; readonly qty: Qty; readonly price: Price; readonly atMicros: number },
+): RiskRejection | null {
+  const { side, qty, price, atMicros } = order;
+  const cost = qty * price;
+  const fee = feeReserve(account.wallet, cost);
+  const paid = side === "B" ? market.quote : market.base;
+  const need = side === "B" ? cost + fee : qty * E18;
+  const available = availableBalance(account.balances.get(paid.config.symbol));
+  if (need > available) {
+    return rejection(
+      "INSUFFICIENT_BALANCE_ERROR",
+      `order needs "${formatE36(need)}" ${paid.config.symbol} but accountId ${account.id} has "${formatE36(max(available, 0n))}" available (resting orders and pending fills included)`,
+    );
+  }
+  if (account.imOrders === 0n) return null;
+  // The swap changes collateral value: what comes in counts after haircut, what goes out in full.
+  const change =
+    side === "B"
+      ? collateralValue(market.base, qty * E18) - valueOut(market.quote, cost + fee)
+      : collateralValue(market.quote, cost - fee) - valueOut(market.base, qty * E18);
+  const equityAfter = equityEffective(account, atMicros) + change;
+  if (equityAfter >= account.imOrders) return null;
+  return rejection(
+    "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+    `spot order would leave accountId ${account.id} with margin balance "${formatE36(equityAfter)}" below its initial margin requirement "${formatE36(account.imOrders)}"`,
+  );
+}
+
+function matchParts(state: RiskState, match: MatchTerms) {
+  const market = marketOf(state, match.marketId);
+  assert(market !== undefined, `marketId ${match.marketId} does not exist`);
+  const qty = fromSteps(match.qtyLots, market.config.step);
+  return {
+    market,
+    taker: getAccount(state, match.takerAccountId),
+    maker: getAccount(state, match.makerAccountId),
+    qty,
+    price: fromSteps(match.priceTicks, market.config.tick),
+    takerDelta: match.takerSide === "B" ? qty : -qty,
+  };
+}
+
+/** The engine's match-time hook: which side of a fill fails risk now, if any. Pure. */
+export function checkFill(state: RiskState, match: MatchTerms, atMicros: number): FillVerdict {
+  const { market, taker, maker, qty, price, takerDelta } = matchParts(state, match);
+  if (market.kind === "spot") return checkSpotFill(state, market, { taker, maker, qty, price, takerDelta, atMicros });
+  const takerPosition = taker.positions.get(match.marketId);
+  const makerPosition = maker.positions.get(match.marketId);
+  const effective = (position: PositionState | undefined) => (position === undefined ? 0n : position.q + position.pq);
+  if (fillMarginShortfall(makerPosition, maker, market, { delta: -takerDelta, price, fee: 0n, atMicros, settled: false }) !== null) return "cancel-maker";
+  const breach = fillOpenInterestBreach(market, effective(takerPosition), effective(makerPosition), takerDelta, false);
+  if (breach === "maker") return "cancel-maker";
+  if (breach === "taker") return "reject-taker";
+  const fee = feeReserve(taker.wallet, qty * price);
+  if (fillMarginShortfall(takerPosition, taker, market, { delta: takerDelta, price, fee, atMicros, settled: false }) !== null) return "reject-taker";
+  return "ok";
+}
+
+interface SpotFill {
+  readonly taker: AccountState;
+  readonly maker: AccountState;
+  readonly qty: Qty;
+  readonly price: Price;
+  readonly takerDelta: Qty;
+  readonly atMicros: number;
+}
+
+/** What each side of a spot fill pays out (the buyer the quote, the seller the base), the maker first. */
+function spotOutflows(state: RiskState, market: SpotMarketState, fill: SpotFill, exactFee: boolean): { account: AccountState; asset: AssetState; amount: Money }[] {
+  const buyer = fill.takerDelta > 0n ? fill.taker : fill.maker;
+  const seller = fill.takerDelta > 0n ? fill.maker : fill.taker;
+  const cost = fill.qty * fill.price;
+  const fee = buyer !== fill.taker ? 0n : exactFee ? spotTakerFee(state, fill.taker, cost, market.quote.config.unit, fill.atMicros) : feeReserve(fill.taker.wallet, cost);
+  const outflows = [
+    { account: buyer, asset: market.quote, amount: cost + fee },
+    { account: seller, asset: market.base, amount: fill.qty * E18 },
+  ];
+  return buyer === fill.maker ? outflows : outflows.reverse();
+}
+
+function checkSpotFill(state: RiskState, market: SpotMarketState, fill: SpotFill): FillVerdict {
+  const outflows = spotOutflows(state, market, fill, false);
+  // The maker's own reservation covers its fill, so reservations are not subtracted here.
+  const short = (outflow: (typeof outflows)[number]) => {
+    const balance = outflow.account.balances.get(outflow.asset.config.symbol);
+    return (balance === undefined ? 0n : balance.balance - balance.pendingOut) < outflow.amount;
+  };
+  const makerShort = outflows.some((outflow) => outflow.account === fill.maker && short(outflow));
+  if (makerShort) return "cancel-maker";
+  return outflows.some((outflow) => outflow.account === fill.taker && short(outflow)) ? "reject-taker" : "ok";
+}
+
+function ceilText(value: Money): string {
+  return formatScaled(divRound(value, E18, "ceil"), 18);
+}
+
+/**
+ * The chain's validation of a match against settled state alone (no pending
+ * exposure): null when it would settle, else the bust reason. The maker is
+ * checked before the taker.
+ */
+export function validateMatch(state: RiskState, match: MatchTerms, atMicros: number): BustReason | null {
+  const { market, taker, maker, qty, price, takerDelta } = matchParts(state, match);
+  if (market.kind === "spot") {
+    for (const outflow of spotOutflows(state, market, { taker, maker, qty, price, takerDelta, atMicros }, true)) {
+      const balance = outflow.account.balances.get(outflow.asset.config.symbol);
+      const available = balance === undefined ? 0n : balance.balance;
+      if (available < outflow.amount) {
+        return {
+          reasonName: "InsufficientBalance",
+          accountId: outflow.account.id,
+          asset: outflow.asset.config.symbol,
+          required: ceilText(outflow.amount),
+          available: formatMoney(max(available, 0n)),
+        };
+      }
+    }
+    return null;
+  }
+  const takerPosition = taker.positions.get(match.marketId);
+  const makerPosition = maker.positions.get(match.marketId);
+  const split = takerFeeSplit(state, taker.wallet, refreshTier(state, taker.wallet, atMicros), qty * price);
+  const sides = [
+    { account: maker, position: makerPosition, delta: -takerDelta, fee: 0n },
+    { account: taker, position: takerPosition, delta: takerDelta, fee: split.takerFee - split.takerRebateCredit },
+  ];
+  for (const side of sides) {
+    const failure = fillMarginShortfall(side.position, side.account, market, { delta: side.delta, price, fee: side.fee, atMicros, settled: true });
+    if (failure !== null) {
+      return { reasonName: "AccountBelowIM", accountId: side.account.id, delta: formatE36(failure.delta), shortfall: ceilText(failure.shortfall) };
+    }
+  }
+  const settledQty = (position: PositionState | undefined) => (position === undefined ? 0n : position.q);
+  if (fillOpenInterestBreach(market, settledQty(takerPosition), settledQty(makerPosition), takerDelta, true) !== null) {
+    return {
+      reasonName: "OpenInterestCapExceeded",
+      args: { marketId: match.marketId, oiQty: formatScaled(market.oiLong, 18), oiCap: formatScaled(market.config.oiCap, 18) },
+    };
+  }
+  return null;
+}

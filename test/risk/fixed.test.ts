@@ -1,0 +1,83 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { divRound, formatMoney, formatScaled, fractionDigitsE18, moneyUnit, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
+
+describe("divRound", () => {
+  it.each([
+    [7n, 2n, "half-even", 4n],
+    [5n, 2n, "half-even", 2n],
+    [-5n, 2n, "half-even", -2n],
+    [-7n, 2n, "half-even", -4n],
+    [11n, 4n, "half-even", 3n],
+    [-11n, 4n, "half-even", -3n],
+    [7n, 2n, "floor", 3n],
+    [-7n, 2n, "floor", -4n],
+    [7n, 2n, "ceil", 4n],
+    [-7n, 2n, "ceil", -3n],
+    [6n, -4n, "half-even", -2n],
+    [9n, 3n, "ceil", 3n],
+  ] as const)("%d / %d rounded %s is %d", (numerator, denominator, mode, expected) => {
+    expect(divRound(numerator, denominator, mode)).toBe(expected);
+  });
+
+  it("stays within one of the exact quotient, and floor <= half-even <= ceil", () => {
+    fc.assert(
+      fc.property(fc.bigInt(-(10n ** 40n), 10n ** 40n), fc.bigInt(1n, 10n ** 20n), (numerator, denominator) => {
+        const floor = divRound(numerator, denominator, "floor");
+        const ceil = divRound(numerator, denominator, "ceil");
+        const even = divRound(numerator, denominator, "half-even");
+        expect(floor * denominator <= numerator && numerator < (floor + 1n) * denominator).toBe(true);
+        expect(ceil - floor <= 1n).toBe(true);
+        expect(floor <= even && even <= ceil).toBe(true);
+        const twice = 2n * (numerator - floor * denominator);
+        if (twice < denominator) expect(even).toBe(floor);
+        if (twice > denominator) expect(even).toBe(ceil);
+      }),
+      { seed: 42, numRuns: 500 },
+    );
+  });
+});
+
+describe("money rounding (half-even to the asset's decimals)", () => {
+  const unit6 = moneyUnit(6);
+  const money = (text: string) => {
+    const [whole, fraction = ""] = text.replace("-", "").split(".");
+    const value = BigInt(whole! + fraction.padEnd(36, "0"));
+    return text.startsWith("-") ? -value : value;
+  };
+
+  it.each([
+    ["1.0000005", "1"],
+    ["1.0000015", "1.000002"],
+    ["1.00000050001", "1.000001"],
+    ["-1.0000025", "-1.000002"],
+    ["2.9999999", "3"],
+  ])("%s rounds to %s at 6 decimals", (value, expected) => {
+    expect(formatMoney(roundMoney(money(value), unit6))).toBe(expected);
+  });
+
+  it("refuses more than 18 decimals", () => {
+    expect(() => moneyUnit(19)).toThrow(/decimals/);
+  });
+});
+
+describe("formatting and steps", () => {
+  it("formats canonical decimals", () => {
+    expect(formatScaled(0n, 18)).toBe("0");
+    expect(formatScaled(-1_500_000_000_000_000_000n, 18)).toBe("-1.5");
+    expect(formatScaled(12n, 0)).toBe("12");
+    expect(formatScaled(-1n, 18)).toBe("-0.000000000000000001");
+  });
+
+  it("counts a step's fraction digits", () => {
+    expect(fractionDigitsE18(10n ** 15n)).toBe(3);
+    expect(fractionDigitsE18(10n ** 18n)).toBe(0);
+    expect(fractionDigitsE18(25n * 10n ** 16n)).toBe(2);
+  });
+
+  it("rounds a price to the tick grid half-even", () => {
+    const tick = 10n ** 17n; // 0.1
+    expect(toStepsHalfEven(50_000_050_000_000_000_000_000n, tick)).toBe(500_000); // 50000.05 -> 50000.0 (even)
+    expect(toStepsHalfEven(50_000_150_000_000_000_000_000n, tick)).toBe(500_002); // 50000.15 -> 50000.2 (even)
+  });
+});
