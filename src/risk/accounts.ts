@@ -42,7 +42,7 @@ export function createWallet(state: RiskState, address: string, flags: WalletFla
     address: key,
     whitelisted: false,
     suspended: false,
-    rateTier: 0,
+    rateTier: 1,
     vipTierId: undefined,
     og: false,
     referee: false,
@@ -61,7 +61,7 @@ export function updateWalletFlags(state: RiskState, wallet: WalletState, flags: 
   if (flags.whitelisted !== undefined) wallet.whitelisted = flags.whitelisted;
   if (flags.suspended !== undefined) wallet.suspended = flags.suspended;
   if (flags.rateTier !== undefined) {
-    assert(Number.isSafeInteger(flags.rateTier) && flags.rateTier >= 0, `rateTier ${flags.rateTier} must be a non-negative integer`);
+    assert(Number.isSafeInteger(flags.rateTier) && flags.rateTier >= 1, `rateTier ${flags.rateTier} must be a positive integer (tiers count from 1, the default)`);
     wallet.rateTier = flags.rateTier;
   }
   if (flags.vipTierId !== undefined) {

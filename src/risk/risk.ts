@@ -39,6 +39,7 @@ import {
   removeSigner,
   updateWalletFlags,
   walletConfiguration,
+  walletKey,
 } from "./accounts.ts";
 import { type BookingContext, book, checkOutflow, parseAmount } from "./collateral.ts";
 import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
@@ -321,6 +322,40 @@ export class RiskEngine {
     const wallet = getWallet(this.state, address);
     refreshTier(this.state, wallet, atMicros);
     return walletConfiguration(wallet);
+  }
+
+  /** A resting order as the risk layer counts it (remaining quantity), or undefined when not counted. */
+  restingOrder(orderId: string): RestingOrder | undefined {
+    const resting = this.state.resting.get(orderId);
+    if (resting === undefined) return undefined;
+    const market = marketOf(this.state, resting.marketId)!;
+    return {
+      orderId,
+      accountId: resting.account.id,
+      marketId: resting.marketId,
+      side: resting.side,
+      qtyLots: lotsOf(resting.qty, market.config.step),
+      priceTicks: lotsOf(resting.price, market.config.tick),
+    };
+  }
+
+  /** The owning wallet (lowercase) of an account, or undefined when the account does not exist. */
+  accountOwner(accountId: number): string | undefined {
+    return this.state.accounts.get(accountId)?.wallet.address;
+  }
+
+  /** Whether `signer` is permissioned on the account (its owner or an added signer). */
+  isSigner(accountId: number, signer: string): boolean {
+    return this.state.accounts.get(accountId)?.signers.has(walletKey(signer)) ?? false;
+  }
+
+  /** The accounts a wallet owns, in the order they were created (empty for an unknown wallet). */
+  accountsOf(address: string): readonly number[] {
+    return this.state.wallets.get(walletKey(address))?.accountIds ?? [];
+  }
+
+  hasWallet(address: string): boolean {
+    return this.state.wallets.has(walletKey(address));
   }
 
   /** The gateway's view of a wallet: its rate tier and trading flags. */

@@ -36,7 +36,7 @@ export interface WalletState {
   readonly address: string;
   whitelisted: boolean;
   suspended: boolean;
-  /** Request-rate tier for the gateway's limiter (spec 8.3); 0 is the first tier. */
+  /** Request-rate tier for the gateway's limiter (spec 8.3); 1 is the first (default) tier. */
   rateTier: number;
   /** A VIP tier assigned by the venue; undefined: the REGULAR tier of the 30-day volume. */
   vipTierId: number | undefined;

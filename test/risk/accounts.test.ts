@@ -43,7 +43,7 @@ describe("account access", () => {
     expect(risk.checkOrder(order(1), T0)).toMatchObject({ error: "NOT_WHITELISTED_ERROR" });
     risk.updateWallet(wallet(1), { whitelisted: true });
     expect(risk.checkOrder(order(1), T0)).toEqual({ error: "ACCOUNT_SUSPENDED_ERROR", message: `wallet "${wallet(1)}" of accountId 1 is suspended` });
-    expect(risk.walletFlags(wallet(1))).toEqual({ rateTier: 0, whitelisted: true, suspended: true });
+    expect(risk.walletFlags(wallet(1))).toEqual({ rateTier: 1, whitelisted: true, suspended: true });
   });
 
   it("refuses unknown markets and closed markets", () => {
