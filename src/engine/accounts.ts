@@ -1,0 +1,101 @@
+/**
+ * Live orders per account (resting orders, armed stops, resting fired
+ * children), in the order they became live, and the account's client order
+ * ids.
+ *
+ * The index is built per account on first need: the first account-level
+ * request of an account (a client order id, a stop, cancelAll,
+ * cancelAllAfter, an openOrders query) indexes it with one pass over the
+ * live orders; from then on its orders are linked in and out as they come
+ * and go (an intrusive list through the orders: O(1), no allocation). An
+ * account that never asks for anything account-wide costs nothing: a
+ * simulation of many one-order accounts does no per-account work, while an
+ * agent that cancels all its orders every second pays one pass, once.
+ * Indexed accounts stay indexed.
+ */
+import { assert } from "../core/assert.ts";
+import type { Order } from "./order.ts";
+
+export class Account {
+  head: Order | null = null;
+  tail: Order | null = null;
+  liveCount = 0;
+  /** clientOrderId -> live order. */
+  readonly byClientId = new Map<string, Order>();
+
+  constructor(readonly accountId: number) {}
+}
+
+export class AccountTable {
+  private readonly indexed = new Map<number, Account>();
+
+  /** `liveOrders`: every live order, oldest first (the order table's content). */
+  constructor(private readonly liveOrders: () => Iterable<Order>) {}
+
+  /** A new live order: linked in if its account is indexed. */
+  register(order: Order): void {
+    const account = this.indexed.get(order.accountId);
+    if (account !== undefined) link(account, order);
+  }
+
+  /** An order that stopped being live. */
+  unregister(order: Order): void {
+    if (order.account !== null) unlink(order.account, order);
+  }
+
+  /** The account's index, built on first use. */
+  index(accountId: number): Account {
+    let account = this.indexed.get(accountId);
+    if (account !== undefined) return account;
+    account = new Account(accountId);
+    for (const order of this.liveOrders()) if (order.accountId === accountId) link(account, order);
+    this.indexed.set(accountId, account);
+    return account;
+  }
+
+  /** The accounts indexed so far (for checks; builds nothing). */
+  indexedAccounts(): Account[] {
+    return [...this.indexed.values()];
+  }
+
+  /** The account's oldest live order (follow `accountNext` for the rest), or null. */
+  firstLive(accountId: number): Order | null {
+    return this.index(accountId).head;
+  }
+
+  byClientId(accountId: number, clientOrderId: string): Order | undefined {
+    return this.index(accountId).byClientId.get(clientOrderId);
+  }
+
+  /** The account's live orders, oldest first (a copy: safe to cancel while iterating). */
+  liveOrdersOf(accountId: number): Order[] {
+    const orders: Order[] = [];
+    for (let order = this.firstLive(accountId); order !== null; order = order.accountNext) orders.push(order);
+    return orders;
+  }
+}
+
+function link(account: Account, order: Order): void {
+  assert(order.account === null, "an order is linked to its account once");
+  order.account = account;
+  order.accountPrev = account.tail;
+  order.accountNext = null;
+  if (account.tail === null) account.head = order;
+  else account.tail.accountNext = order;
+  account.tail = order;
+  account.liveCount += 1;
+  if (order.clientOrderId !== null) account.byClientId.set(order.clientOrderId, order);
+}
+
+function unlink(account: Account, order: Order): void {
+  const { accountPrev: prev, accountNext: next } = order;
+  if (prev === null) account.head = next;
+  else prev.accountNext = next;
+  if (next === null) account.tail = prev;
+  else next.accountPrev = prev;
+  order.account = null;
+  order.accountPrev = null;
+  order.accountNext = null;
+  account.liveCount -= 1;
+  if (order.clientOrderId !== null) account.byClientId.delete(order.clientOrderId);
+}

@@ -1,0 +1,368 @@
+/**
+ * The matching engine: one central limit order book per market (perp and
+ * spot), price-time priority, and the order behaviours of the specification.
+ *
+ * It is deterministic and knows nothing of clocks, transports or signatures:
+ * it is handed validated commands in integer units (ticks, lots) with their
+ * virtual time, answers each with a result (`{ ok: true, ...response }` or
+ * `{ ok: false, error }`, and a rejection changes nothing), emits events to
+ * its sink, consults its hooks (positions, match-time risk), and asks its
+ * scheduler for timers (GTT expiry, cancelAllAfter).
+ *
+ * Commands must come in non-decreasing virtual time and must not be issued
+ * from inside the sink or the hooks (the engine is not re-entrant).
+ * Without a driver scheduler the engine uses a ManualScheduler of its own
+ * and runs the timers due at or before each command's time before the
+ * command (`advanceTo` runs them without a command).
+ *
+ * Each command lives in its own module (create.ts, modify.ts, cancel.ts,
+ * cancel-all-after.ts, stops.ts) as a function of the shared state
+ * (lifecycle.ts); this class binds them and adds the queries.
+ */
+import { Dec } from "../core/decimal.ts";
+import { assert } from "../core/assert.ts";
+import type { Scheduler } from "../core/scheduler.ts";
+import { CancelAllAfterSwitches } from "./cancel-all-after.ts";
+import { cancelAll, cancelForReason, cancelOrder } from "./cancel.ts";
+import { createOrder } from "./create.ts";
+import { DepthStream, depthView, type DepthLevels } from "./depth.ts";
+import { NULL_SINK, type EngineHooks, type EngineSink, type OrderUpdate } from "./events.ts";
+import { checkInvariants, dumpState, type EngineStateDump } from "./dump.ts";
+import { EngineCore } from "./lifecycle.ts";
+import { Market } from "./market.ts";
+import { modifyOrder } from "./modify.ts";
+import type { OpenOrderFigures } from "./open-orders.ts";
+import type { Order } from "./order.ts";
+import { fireDueStops, followPosition } from "./stops.ts";
+import { ManualScheduler } from "./timers.ts";
+import {
+  DEFAULT_ENGINE_CONFIG,
+  DEPTH_LIMIT_DEFAULT,
+  DEPTH_LIMIT_MAX,
+  reject,
+  type CancelAllAfterCommand,
+  type CancelAllAfterResponse,
+  type CancelAllCommand,
+  type CancelAllResponse,
+  type CancelOrderCommand,
+  type CancelReason,
+  type CreateOrderCommand,
+  type EngineConfig,
+  type EngineResult,
+  type MarketSpec,
+  type MarketState,
+  type Rejection,
+  type ModifyOrderCommand,
+} from "./types.ts";
+
+export interface EngineOptions {
+  readonly markets: readonly MarketSpec[];
+  readonly sink?: Partial<EngineSink>;
+  readonly hooks?: Partial<EngineHooks>;
+  /** The driver's scheduler; by default a ManualScheduler advanced to each command's time. */
+  readonly scheduler?: Scheduler;
+  readonly config?: Partial<EngineConfig>;
+}
+
+export interface SetMarkPriceCommand {
+  readonly atMicros: number;
+  readonly marketId: number;
+  readonly priceTicks: number;
+}
+
+export interface SetMarketStateCommand extends Partial<MarketState> {
+  readonly atMicros: number;
+  readonly marketId: number;
+}
+
+export interface PositionChangedCommand {
+  readonly atMicros: number;
+  readonly accountId: number;
+  readonly marketId: number;
+}
+
+export interface CancelForReasonCommand {
+  readonly atMicros: number;
+  readonly orderId: string;
+  readonly reason: CancelReason;
+}
+
+export interface DepthResult extends DepthLevels {
+  readonly updatedAtMicros: number;
+}
+
+export interface OpenOrderImpact {
+  readonly ownerId: number;
+  readonly countDelta: number;
+  /** Change of the owner's open-order notional, in the quote currency. */
+  readonly notionalDelta: Dec;
+}
+
+export class Engine {
+  private readonly core: EngineCore;
+  private readonly manual: ManualScheduler | null;
+  private readonly switches: CancelAllAfterSwitches;
+  private readonly marketList: Market[];
+  private readonly bySymbol = new Map<string, Market>();
+  private busy = false;
+
+  constructor(options: EngineOptions) {
+    const config: EngineConfig = { ...DEFAULT_ENGINE_CONFIG, ...options.config };
+    checkConfig(config);
+    this.marketList = options.markets.map((spec, index) => new Market(spec, index));
+    for (const market of this.marketList) {
+      assert(!this.bySymbol.has(market.symbol), `market symbol ${market.symbol} is registered once`);
+      this.bySymbol.set(market.symbol, market);
+    }
+    this.manual = options.scheduler === undefined ? new ManualScheduler() : null;
+    const sink: EngineSink = { ...NULL_SINK, ...options.sink };
+    const hooks: EngineHooks = { positionLots: () => 0, checkFill: () => "ok", ...options.hooks };
+    this.core = new EngineCore(this.marketList, config, sink, hooks, options.scheduler ?? this.manual!, options.hooks?.checkFill !== undefined);
+    this.core.runTimer = (action) => this.runTimer(action);
+    this.switches = new CancelAllAfterSwitches(this.core);
+  }
+
+  // -- commands ----------------------------------------------------------------
+
+  createOrder(cmd: CreateOrderCommand): OrderUpdate | Rejection {
+    this.begin(cmd.atMicros);
+    try {
+      return createOrder(this.core, cmd);
+    } finally {
+      this.end();
+    }
+  }
+
+  modifyOrder(cmd: ModifyOrderCommand): OrderUpdate | Rejection {
+    this.begin(cmd.atMicros);
+    try {
+      return modifyOrder(this.core, cmd);
+    } finally {
+      this.end();
+    }
+  }
+
+  cancelOrder(cmd: CancelOrderCommand): OrderUpdate | Rejection {
+    this.begin(cmd.atMicros);
+    try {
+      return cancelOrder(this.core, cmd);
+    } finally {
+      this.end();
+    }
+  }
+
+  cancelAll(cmd: CancelAllCommand): EngineResult<CancelAllResponse> {
+    return this.command(cmd.atMicros, () => cancelAll(this.core, cmd));
+  }
+
+  cancelAllAfter(cmd: CancelAllAfterCommand): EngineResult<CancelAllAfterResponse> {
+    return this.command(cmd.atMicros, () => this.switches.handle(cmd));
+  }
+
+  /** The exchange cancels a live order for a reason of its own (RISK_CANCELLED, POSITION_CLOSED, ...). */
+  cancelForReason(cmd: CancelForReasonCommand): OrderUpdate | Rejection {
+    return this.command(cmd.atMicros, () => cancelForReason(this.core, cmd.orderId, cmd.reason));
+  }
+
+  /** A new mark price (from the risk layer): fires the stops it makes due. */
+  setMarkPrice(cmd: SetMarkPriceCommand): EngineResult<{ readonly firedCount: number }> {
+    return this.command(cmd.atMicros, () => {
+      const market = this.core.market(cmd.marketId);
+      if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
+      if (!Number.isSafeInteger(cmd.priceTicks) || cmd.priceTicks <= 0) {
+        return reject("INPUT_VALIDATION_ERROR", `mark price of ${cmd.priceTicks} ticks is not a positive integer`);
+      }
+      market.markTicks = cmd.priceTicks;
+      return { ok: true, firedCount: fireDueStops(this.core, market) };
+    });
+  }
+
+  /** Halts, reopens or pauses settlement of a market; stops due at the latest mark fire once it is normal again. */
+  setMarketState(cmd: SetMarketStateCommand): EngineResult<{ readonly firedCount: number }> {
+    return this.command(cmd.atMicros, () => {
+      const market = this.core.market(cmd.marketId);
+      if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
+      market.halted = cmd.halted ?? market.halted;
+      market.reopening = cmd.reopening ?? market.reopening;
+      market.settlementPaused = cmd.settlementPaused ?? market.settlementPaused;
+      return { ok: true, firedCount: fireDueStops(this.core, market) };
+    });
+  }
+
+  /** The account's position in a market changed: its stops and resting children follow it. */
+  positionChanged(cmd: PositionChangedCommand): EngineResult<{ readonly changedCount: number }> {
+    return this.command(cmd.atMicros, () => {
+      const market = this.core.market(cmd.marketId);
+      if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
+      return { ok: true, changedCount: followPosition(this.core, cmd.accountId, market) };
+    });
+  }
+
+  /** Runs the timers due at or before `atMicros` (default scheduler only; a driver runs its own). */
+  advanceTo(atMicros: number): void {
+    assert(this.manual !== null, "advanceTo is for an engine without a driver scheduler");
+    this.command(atMicros, () => undefined);
+  }
+
+  // -- queries -------------------------------------------------------------------
+
+  get markets(): readonly Market[] {
+    return this.marketList;
+  }
+
+  market(marketId: number): Market | undefined {
+    return this.core.market(marketId);
+  }
+
+  marketBySymbol(symbol: string): Market | undefined {
+    return this.bySymbol.get(symbol);
+  }
+
+  /** The live order with this id (resting, armed or a resting fired child); the engine's own object: read it, never write it. */
+  order(orderId: string): Order | undefined {
+    return this.core.orders.get(this.core.orderIds.indexOf(orderId));
+  }
+
+  orderByClientId(accountId: number, clientOrderId: string): Order | undefined {
+    return this.core.accounts.byClientId(accountId, clientOrderId);
+  }
+
+  /**
+   * The account's live orders, oldest first, optionally in one market
+   * (wire.openOrderRow formats them). The first account-level query of an
+   * account indexes it with one pass over the live orders (accounts.ts).
+   */
+  openOrders(accountId: number, marketId?: number): Order[] {
+    const orders = this.core.accounts.liveOrdersOf(accountId);
+    return marketId === undefined ? orders : orders.filter((order) => order.market.marketId === marketId);
+  }
+
+  /** Accounts with live orders (in one market, or any), ascending: one pass over the live orders, no per-account indexing. */
+  accountsWithOpenOrders(marketId?: number): number[] {
+    const accounts = new Set<number>();
+    for (const order of this.core.orders.all()) if (marketId === undefined || order.market.marketId === marketId) accounts.add(order.accountId);
+    return [...accounts].sort((a, b) => a - b);
+  }
+
+  /** The REST depth view: the best `limit` levels per side (default 100, at most 1000). */
+  depth(marketId: number, limit: number = DEPTH_LIMIT_DEFAULT): EngineResult<DepthResult> {
+    const market = this.core.market(marketId);
+    if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${marketId} is not a registered market`);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > DEPTH_LIMIT_MAX) {
+      return reject("INPUT_VALIDATION_ERROR", `limit ${limit} must be an integer within [1, ${DEPTH_LIMIT_MAX}]`);
+    }
+    return { ok: true, ...depthView(market.book, limit), updatedAtMicros: market.book.depthUpdatedAtMicros };
+  }
+
+  /** The market's depth stream (created on first use; one per market, for the stream publisher). */
+  depthStream(marketId: number): DepthStream {
+    const market = this.core.market(marketId);
+    assert(market !== undefined, `marketId ${marketId} is registered`);
+    market.depthStream ??= new DepthStream(market.book);
+    return market.depthStream;
+  }
+
+  /** Count and notional of the owner's resting GTC/GTT orders across all markets (spec 8.2). */
+  openOrderFigures(ownerId: number): OpenOrderFigures {
+    return this.core.openOrders.figures(ownerId);
+  }
+
+  /** What a create would add to its owner's open-order figures if it rested in full (0 for IOC and stops). */
+  openOrderImpactOfCreate(cmd: CreateOrderCommand): OpenOrderImpact {
+    const market = this.core.market(cmd.marketId);
+    if (market === undefined || !restsAsLimit(cmd)) return noImpact(cmd.ownerId);
+    return { ownerId: cmd.ownerId, countDelta: 1, notionalDelta: market.units.notional(BigInt(cmd.qtyLots!) * BigInt(cmd.priceTicks)) };
+  }
+
+  /** What a modify would change of its owner's open-order notional (positive when it raises it). */
+  openOrderImpactOfModify(cmd: ModifyOrderCommand): OpenOrderImpact {
+    const order = this.modifyTarget(cmd);
+    if (order === undefined || !restsAsLimit(cmd)) return noImpact(cmd.ownerId);
+    const units = order.market.units;
+    const after = units.notional(BigInt(Math.max(0, cmd.qtyLots! - order.cumLots)) * BigInt(cmd.priceTicks));
+    const before = units.notional(BigInt(order.remainingLots) * BigInt(order.priceTicks));
+    return { ownerId: cmd.ownerId, countDelta: 0, notionalDelta: after.sub(before) };
+  }
+
+  /** When the account's cancelAllAfter fires (virtual µs), or null when disarmed. */
+  cancelAllAfterTriggerAtMicros(accountId: number): number | null {
+    return this.switches.triggerAtMicros(accountId);
+  }
+
+  /** Virtual time of the latest command or timer. */
+  get nowMicros(): number {
+    return this.core.nowMicros;
+  }
+
+  /** The whole state as plain data (for tests, debugging and "a rejection changes nothing"). */
+  dumpState(): EngineStateDump {
+    return dumpState(this.core, this.switches);
+  }
+
+  /** Asserts the structural invariants (dump.ts); throws InvariantError on the first broken one. */
+  checkInvariants(): void {
+    checkInvariants(this.core);
+  }
+
+  // -- plumbing ------------------------------------------------------------------
+
+  private modifyTarget(cmd: ModifyOrderCommand): Order | undefined {
+    if (cmd.orderId !== undefined) return this.order(cmd.orderId);
+    return cmd.clientOrderId === undefined ? undefined : this.orderByClientId(cmd.accountId, cmd.clientOrderId);
+  }
+
+  private command<T>(atMicros: number, action: () => T): T {
+    this.begin(atMicros);
+    try {
+      return action();
+    } finally {
+      this.end();
+    }
+  }
+
+  private begin(atMicros: number): void {
+    assert(!this.busy, "the engine is not re-entered from its sink or hooks");
+    if (!Number.isSafeInteger(atMicros)) throw new RangeError(`atMicros ${atMicros} is not a safe integer of microseconds`);
+    if (this.manual !== null) this.manual.advanceTo(atMicros);
+    if (atMicros < this.core.nowMicros) throw new RangeError(`command at ${atMicros} is before the engine's time ${this.core.nowMicros}`);
+    this.core.nowMicros = atMicros;
+    this.busy = true;
+  }
+
+  private end(): void {
+    this.core.flushDepthNotices();
+    this.busy = false;
+  }
+
+  /** A timer callback runs as a command of its own, at the scheduler's time. */
+  private runTimer(action: () => void): void {
+    assert(!this.busy, "a timer does not fire inside a command");
+    this.core.nowMicros = Math.max(this.core.nowMicros, this.core.scheduler.now());
+    this.busy = true;
+    try {
+      action();
+    } finally {
+      this.end();
+    }
+  }
+}
+
+function restsAsLimit(cmd: CreateOrderCommand | ModifyOrderCommand): boolean {
+  return cmd.orderType === "LIMIT" && cmd.timeInForce !== "IOC" && cmd.qtyLots !== undefined && Number.isSafeInteger(cmd.qtyLots);
+}
+
+function noImpact(ownerId: number): OpenOrderImpact {
+  return { ownerId, countDelta: 0, notionalDelta: new Dec(0) };
+}
+
+function checkConfig(config: EngineConfig): void {
+  const nonNegative = (name: keyof EngineConfig) => {
+    const value = config[name];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new RangeError(`config ${name} must be a non-negative integer, got ${String(value)}`);
+  };
+  nonNegative("minGttLifetimeMicros");
+  nonNegative("triggerBandBps");
+  nonNegative("stopSettlementMarginMicros");
+  nonNegative("maxRestingOrdersPerMarket");
+  nonNegative("firstSequenceNumber");
+}

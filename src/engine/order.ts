@@ -1,0 +1,323 @@
+/**
+ * The engine's state of one order, and the node of the intrusive lists it
+ * sits in: its price level's FIFO queue and (for indexed accounts) its
+ * account's list of live orders. Both unlink in O(1) and cost no allocation.
+ *
+ * Identity fields never change. `qtyLots` is the order's total quantity
+ * (for an armed stop 0 until it fires: a stop protects the whole position
+ * at fire time); `cumLots` the quantity filled over its lifetime.
+ *
+ * Layout (measured: a resting order's size is what the garbage collector
+ * copies, and deep books hold tens of thousands of them): the enums and
+ * booleans share one small-integer `flags` field; each timestamp is two
+ * small integers (seconds and microseconds) instead of a boxed double; the
+ * fields most orders never use (client order id, trigger, expiry, timer,
+ * account links) live in an `OrderExtra` made on first use. Accessors keep
+ * the plain field names.
+ */
+import type { Account } from "./accounts.ts";
+import type { PriceLevel } from "./level.ts";
+import type { Market } from "./market.ts";
+import type { CancelReason, CreateOrderCommand, OrderStatus, OrderType, TimeInForce } from "./types.ts";
+
+export const NO_TIMER = -1;
+
+const ORDER_TYPES: readonly OrderType[] = ["LIMIT", "STOP_LOSS", "TAKE_PROFIT"];
+const TIMES_IN_FORCE: readonly TimeInForce[] = ["IOC", "GTC", "GTT"];
+const STATUSES: readonly OrderStatus[] = ["OPEN", "FILLED", "CANCELLED"];
+const CANCEL_REASONS: readonly CancelReason[] = [
+  "NO_LIQUIDITY",
+  "IOC_REMAINDER",
+  "SELF_TRADE_PREVENTION",
+  "PROTECTIVE_SELF_TRADE_SWEEP",
+  "GTT_EXPIRED",
+  "USER_CANCEL",
+  "MASS_CANCEL",
+  "CANCEL_ALL_AFTER",
+  "FEED_RESET",
+  "RISK_CANCELLED",
+  "RISK_REJECTED",
+  "OCO_SIBLING_FIRED",
+  "POSITION_CLOSED",
+];
+
+/** Codes of the enums in `flags` (the position in the arrays above; a cancel reason is +1, 0 = none). */
+const TYPE_CODES: Readonly<Record<OrderType, number>> = { LIMIT: 0, STOP_LOSS: 1, TAKE_PROFIT: 2 };
+const TIF_CODES: Readonly<Record<TimeInForce, number>> = { IOC: 0, GTC: 1, GTT: 2 };
+const STATUS_CODES: Readonly<Record<OrderStatus, number>> = { OPEN: 0, FILLED: 1, CANCELLED: 2 };
+const REASON_CODES = Object.fromEntries(CANCEL_REASONS.map((reason, i) => [reason, i + 1])) as Readonly<Record<CancelReason, number>>;
+
+// flags: bit 0 isBuy | 1-2 orderType | 3-4 timeInForce | 5 reduceOnly | 6 postOnly
+//        | 7-8 status | 9 triggered | 10 live | 11-14 cancelReason (0 = none)
+const IS_BUY = 1;
+const TYPE_SHIFT = 1;
+const TIF_SHIFT = 3;
+const REDUCE_ONLY = 1 << 5;
+const POST_ONLY = 1 << 6;
+const STATUS_SHIFT = 7;
+const STATUS_MASK = 3 << STATUS_SHIFT;
+const TRIGGERED = 1 << 9;
+const LIVE = 1 << 10;
+const REASON_SHIFT = 11;
+const REASON_MASK = 15 << REASON_SHIFT;
+const MICROS_PER_SECOND = 1_000_000;
+
+/** Decoders of `Order.stateFlags`, for the rows that copy it (events.ts). */
+export function statusOfFlags(flags: number): OrderStatus {
+  return STATUSES[(flags & STATUS_MASK) >> STATUS_SHIFT]!;
+}
+
+export function cancelReasonOfFlags(flags: number): CancelReason | null {
+  const code = (flags & REASON_MASK) >> REASON_SHIFT;
+  return code === 0 ? null : CANCEL_REASONS[code - 1]!;
+}
+
+export function triggeredOfFlags(flags: number): boolean {
+  return (flags & TRIGGERED) !== 0;
+}
+
+export function postOnlyOfFlags(flags: number): boolean {
+  return (flags & POST_ONLY) !== 0;
+}
+
+/** The fields few orders use. */
+class OrderExtra {
+  clientOrderId: string | null = null;
+  triggerTicks = 0;
+  expiresAfterSec = 0;
+  timerId = NO_TIMER;
+  account: Account | null = null;
+  accountPrev: Order | null = null;
+  accountNext: Order | null = null;
+}
+
+export class Order {
+  readonly orderId: string;
+  /** Place in the order-id sequence (orderId = firstOrderId + index). */
+  readonly index: number;
+  readonly market: Market;
+  readonly accountId: number;
+  readonly exchangeId: number;
+  /** The signing wallet, as the exchange's dense id (open-order accounting). */
+  readonly ownerId: number;
+  priceTicks: number;
+  qtyLots: number;
+  cumLots = 0;
+  /** Book links: set while the order rests. */
+  level: PriceLevel | null = null;
+  prev: Order | null = null;
+  next: Order | null = null;
+  private flags: number;
+  private createdSec: number;
+  private createdMicros: number;
+  private updatedSec: number;
+  private updatedMicros: number;
+  private extra: OrderExtra | null = null;
+
+  /** A new order from its (validated) create command; `qtyLots` may be cut (reduce-only) or 0 (a stop). */
+  constructor(cmd: CreateOrderCommand, orderId: string, index: number, market: Market, qtyLots: number, atMicros: number) {
+    this.orderId = orderId;
+    this.index = index;
+    this.market = market;
+    this.accountId = cmd.accountId;
+    this.exchangeId = cmd.exchangeId;
+    this.ownerId = cmd.ownerId;
+    this.priceTicks = cmd.priceTicks;
+    this.qtyLots = qtyLots;
+    this.flags =
+      (cmd.isBuy ? IS_BUY : 0) |
+      (TYPE_CODES[cmd.orderType] << TYPE_SHIFT) |
+      (TIF_CODES[cmd.timeInForce] << TIF_SHIFT) |
+      (cmd.reduceOnly === true ? REDUCE_ONLY : 0) |
+      (cmd.postOnly === true ? POST_ONLY : 0);
+    const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
+    this.createdSec = seconds;
+    this.createdMicros = atMicros - seconds * MICROS_PER_SECOND;
+    this.updatedSec = this.createdSec;
+    this.updatedMicros = this.createdMicros;
+    if (cmd.clientOrderId !== undefined) this.ensureExtra().clientOrderId = cmd.clientOrderId;
+    if (cmd.triggerTicks !== undefined && cmd.triggerTicks !== 0) this.ensureExtra().triggerTicks = cmd.triggerTicks;
+    if (cmd.expiresAfterSec !== undefined) this.ensureExtra().expiresAfterSec = cmd.expiresAfterSec;
+  }
+
+  // -- identity ------------------------------------------------------------------
+
+  get isBuy(): boolean {
+    return (this.flags & IS_BUY) !== 0;
+  }
+
+  get orderType(): OrderType {
+    return ORDER_TYPES[(this.flags >> TYPE_SHIFT) & 3]!;
+  }
+
+  get timeInForce(): TimeInForce {
+    return TIMES_IN_FORCE[(this.flags >> TIF_SHIFT) & 3]!;
+  }
+
+  get reduceOnly(): boolean {
+    return (this.flags & REDUCE_ONLY) !== 0;
+  }
+
+  get clientOrderId(): string | null {
+    return this.extra === null ? null : this.extra.clientOrderId;
+  }
+
+  get createdAtMicros(): number {
+    return this.createdSec * MICROS_PER_SECOND + this.createdMicros;
+  }
+
+  // -- state -----------------------------------------------------------------------
+
+  get postOnly(): boolean {
+    return (this.flags & POST_ONLY) !== 0;
+  }
+
+  set postOnly(value: boolean) {
+    this.flags = value ? this.flags | POST_ONLY : this.flags & ~POST_ONLY;
+  }
+
+  /** The packed enums and booleans, for rows that copy the state in one word. */
+  get stateFlags(): number {
+    return this.flags;
+  }
+
+  get status(): OrderStatus {
+    return statusOfFlags(this.flags);
+  }
+
+  set status(value: OrderStatus) {
+    this.flags = (this.flags & ~STATUS_MASK) | (STATUS_CODES[value] << STATUS_SHIFT);
+  }
+
+  /** Stops: false while armed, true once fired. Always false for LIMIT. */
+  get triggered(): boolean {
+    return (this.flags & TRIGGERED) !== 0;
+  }
+
+  set triggered(value: boolean) {
+    this.flags = value ? this.flags | TRIGGERED : this.flags & ~TRIGGERED;
+  }
+
+  /** Live: findable by id (resting, armed, or a resting fired child). */
+  get live(): boolean {
+    return (this.flags & LIVE) !== 0;
+  }
+
+  set live(value: boolean) {
+    this.flags = value ? this.flags | LIVE : this.flags & ~LIVE;
+  }
+
+  get cancelReason(): CancelReason | null {
+    return cancelReasonOfFlags(this.flags);
+  }
+
+  set cancelReason(value: CancelReason | null) {
+    const code = value === null ? 0 : REASON_CODES[value];
+    this.flags = (this.flags & ~REASON_MASK) | (code << REASON_SHIFT);
+  }
+
+  get lastUpdateAtMicros(): number {
+    return this.updatedSec * MICROS_PER_SECOND + this.updatedMicros;
+  }
+
+  /** The two halves of lastUpdateAtMicros (seconds, microseconds), for rows that copy it. */
+  get lastUpdateSec(): number {
+    return this.updatedSec;
+  }
+
+  get lastUpdateMicros(): number {
+    return this.updatedMicros;
+  }
+
+  set lastUpdateAtMicros(atMicros: number) {
+    const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
+    this.updatedSec = seconds;
+    this.updatedMicros = atMicros - seconds * MICROS_PER_SECOND;
+  }
+
+  /** 0 for LIMIT. */
+  get triggerTicks(): number {
+    return this.extra === null ? 0 : this.extra.triggerTicks;
+  }
+
+  set triggerTicks(value: number) {
+    this.ensureExtra().triggerTicks = value;
+  }
+
+  /** Unix seconds; 0 when the order has no expiry. */
+  get expiresAfterSec(): number {
+    return this.extra === null ? 0 : this.extra.expiresAfterSec;
+  }
+
+  set expiresAfterSec(value: number) {
+    this.ensureExtra().expiresAfterSec = value;
+  }
+
+  get timerId(): number {
+    return this.extra === null ? NO_TIMER : this.extra.timerId;
+  }
+
+  set timerId(value: number) {
+    if (value === NO_TIMER && this.extra === null) return;
+    this.ensureExtra().timerId = value;
+  }
+
+  // -- account links (accounts.ts) --------------------------------------------------
+
+  get account(): Account | null {
+    return this.extra === null ? null : this.extra.account;
+  }
+
+  set account(value: Account | null) {
+    if (value === null && this.extra === null) return;
+    this.ensureExtra().account = value;
+  }
+
+  get accountPrev(): Order | null {
+    return this.extra === null ? null : this.extra.accountPrev;
+  }
+
+  set accountPrev(value: Order | null) {
+    if (value === null && this.extra === null) return;
+    this.ensureExtra().accountPrev = value;
+  }
+
+  get accountNext(): Order | null {
+    return this.extra === null ? null : this.extra.accountNext;
+  }
+
+  set accountNext(value: Order | null) {
+    if (value === null && this.extra === null) return;
+    this.ensureExtra().accountNext = value;
+  }
+
+  // -- derived -----------------------------------------------------------------------
+
+  get remainingLots(): number {
+    return this.qtyLots - this.cumLots;
+  }
+
+  get isTrigger(): boolean {
+    return (this.flags & (3 << TYPE_SHIFT)) !== 0;
+  }
+
+  /** An armed stop: waiting for the mark price, not in the book. */
+  get isArmed(): boolean {
+    return this.isTrigger && (this.flags & (TRIGGERED | STATUS_MASK)) === 0;
+  }
+
+  /** A fired stop's child: reduce-only by construction, cancel-only, sweeps its own account's makers. */
+  get isFiredChild(): boolean {
+    return this.isTrigger && this.triggered;
+  }
+
+  /** Reduce-only for settlement: the flag, or a stop's child (which the wire reports as false). */
+  get settlesReduceOnly(): boolean {
+    return this.reduceOnly || this.isTrigger;
+  }
+
+  private ensureExtra(): OrderExtra {
+    if (this.extra === null) this.extra = new OrderExtra();
+    return this.extra;
+  }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { Engine } from "../../src/engine/engine.ts";
+import { harness, ok, PERP, SPOT, T0, T0_SEC } from "./helpers.ts";
+
+describe("open-order accounting per owner (spec 8.2)", () => {
+  it("counts resting GTC and GTT orders and their notional (remaining qty x limitPx) across markets", () => {
+    const h = harness();
+    h.buy(1, 100, 4, { ownerId: 50 }); // 0.004 x 50 = 0.2
+    h.sell(2, 300, 10, { ownerId: 50, timeInForce: "GTT", expiresAfterSec: T0_SEC + 60 }); // 0.01 x 150 = 1.5
+    h.buy(3, 250, 5, { ownerId: 50, marketId: 2 }); // 0.5 x 2.5 = 1.25
+    h.buy(4, 100, 4, { ownerId: 51 });
+    const figures = h.engine.openOrderFigures(50);
+    expect(figures.count).toBe(3);
+    expect(figures.notional.toFixed()).toBe("2.95");
+    expect(h.engine.openOrderFigures(51).count).toBe(1);
+    expect(h.engine.openOrderFigures(52)).toEqual({ count: 0, notional: expect.anything() });
+    expect(h.engine.openOrderFigures(52).notional.toFixed()).toBe("0");
+  });
+
+  it("lowers the notional on a partial fill and drops the order when it ends", () => {
+    const h = harness();
+    const maker = h.sell(1, 100, 10, { ownerId: 7 });
+    h.buy(2, 100, 4, { ownerId: 8, timeInForce: "IOC" });
+    expect(h.engine.openOrderFigures(7).notional.toFixed()).toBe("0.3"); // 6 lots x 0.001 x 50
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, orderId: maker.orderId }));
+    expect(h.engine.openOrderFigures(7).count).toBe(0);
+    expect(h.engine.openOrderFigures(7).notional.toFixed()).toBe("0");
+  });
+
+  it("never counts IOC orders, nor armed stops", () => {
+    const h = harness();
+    h.setPosition(1, 1, 5);
+    h.buy(1, 100, 4, { ownerId: 1, timeInForce: "IOC" });
+    ok(h.create({ accountId: 1, ownerId: 1, isBuy: false, orderType: "STOP_LOSS", priceTicks: 990, triggerTicks: 1000, qtyLots: undefined }));
+    expect(h.engine.openOrderFigures(1).count).toBe(0);
+  });
+
+  it("stays exact beyond the safe-integer range", () => {
+    const engine = new Engine({ markets: [{ ...PERP, tickSize: "1", qtyStepSize: "1", minOrderQty: "1" }], config: { maxRestingOrdersPerMarket: 4 } });
+    const huge = 2 ** 50; // x 17 ticks: beyond 2^53
+    for (let accountId = 1; accountId <= 3; accountId++) {
+      ok(engine.createOrder({ atMicros: T0, marketId: 1, exchangeId: 1, accountId, ownerId: 9, isBuy: true, orderType: "LIMIT", timeInForce: "GTC", priceTicks: 17, qtyLots: huge + accountId }));
+    }
+    const expected = (accountIds: number[]) => accountIds.reduce((sum, id) => sum + 17n * (BigInt(huge) + BigInt(id)), 0n).toString();
+    expect(engine.openOrderFigures(9).notional.toFixed()).toBe(expected([1, 2, 3]));
+    ok(engine.cancelAll({ atMicros: T0, accountId: 2 }));
+    expect(engine.openOrderFigures(9).notional.toFixed()).toBe(expected([1, 3]));
+    ok(engine.cancelAll({ atMicros: T0, accountId: 1 }));
+    ok(engine.cancelAll({ atMicros: T0, accountId: 3 }));
+    expect(engine.openOrderFigures(9)).toEqual({ count: 0, notional: expect.anything() });
+    // one order may not be so large that a full level could leave the safe-integer range
+    const tooLarge = engine.createOrder({ atMicros: T0, marketId: 1, exchangeId: 1, accountId: 4, ownerId: 9, isBuy: true, orderType: "LIMIT", timeInForce: "GTC", priceTicks: 17, qtyLots: 2 ** 51 });
+    expect(tooLarge.ok ? "accepted" : tooLarge.error.code).toBe("NUMERIC_OVERFLOW_ERROR");
+  });
+
+  it("answers what a create or a modify would do to the figures, without enforcing caps", () => {
+    const h = harness();
+    const create = { atMicros: T0, marketId: 1, exchangeId: 1, accountId: 1, ownerId: 5, isBuy: true, orderType: "LIMIT" as const, timeInForce: "GTC" as const, priceTicks: 100, qtyLots: 4 };
+    const impact = h.engine.openOrderImpactOfCreate(create);
+    expect([impact.ownerId, impact.countDelta, impact.notionalDelta.toFixed()]).toEqual([5, 1, "0.2"]);
+    expect(h.engine.openOrderImpactOfCreate({ ...create, timeInForce: "IOC" }).countDelta).toBe(0);
+    const order = ok(h.engine.createOrder(create));
+    const raise = h.engine.openOrderImpactOfModify({ ...create, orderId: order.orderId, qtyLots: 6, priceTicks: 110 });
+    expect([raise.countDelta, raise.notionalDelta.toFixed()]).toEqual([0, "0.13"]); // 6 x 55 - 4 x 50 = 130 milli
+    const lower = h.engine.openOrderImpactOfModify({ ...create, orderId: order.orderId, qtyLots: 2 });
+    expect(lower.notionalDelta.toFixed()).toBe("-0.1");
+  });
+
+  it("sums markets with different grids in one exact unit", () => {
+    const engine = new Engine({ markets: [PERP, SPOT] });
+    ok(engine.createOrder({ atMicros: T0, marketId: 2, exchangeId: 1, accountId: 1, ownerId: 1, isBuy: true, orderType: "LIMIT", timeInForce: "GTC", priceTicks: 1, qtyLots: 3 }));
+    ok(engine.createOrder({ atMicros: T0, marketId: 1, exchangeId: 1, accountId: 1, ownerId: 1, isBuy: true, orderType: "LIMIT", timeInForce: "GTC", priceTicks: 1, qtyLots: 1 }));
+    expect(engine.openOrderFigures(1).notional.toFixed()).toBe("0.0035"); // 0.3 x 0.01 + 0.001 x 0.5
+  });
+});
