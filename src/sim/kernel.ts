@@ -138,13 +138,12 @@ export class Simulation implements Scheduler {
     this.running = true;
     try {
       while (processed < maxEvents) {
-        const next = queue.peekTime();
         let handler: EventHandler | undefined;
-        if (this.laneLive > 0 && next > this.clock) {
+        if (this.laneLive > 0 && queue.peekTime() > this.clock) {
           handler = this.takeFromLane();
         } else {
-          if (next === Infinity || next > until) break;
-          handler = queue.pop();
+          handler = queue.popUntil(until);
+          if (handler === undefined) break;
           this.clock = queue.poppedTime;
         }
         processed++;
