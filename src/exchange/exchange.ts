@@ -1,0 +1,571 @@
+/**
+ * The Exchange: one deterministic state machine that joins the matching
+ * engine, the risk layer, the chain and the gateway.
+ *
+ * One entry point, `handle(input, atMicros)`, takes every input (an
+ * order-entry request, an oracle tick, an admin action, a fault) with its
+ * virtual time; time must not go backwards. Before an input at time t, every
+ * internal timer due at or before t fires (GTT expiry, cancelAllAfter,
+ * blocks, summaries), in time order: so the same inputs at the same times
+ * give the same outputs whatever drives the Exchange (the simulator, the
+ * live servers, a replay). A driver with no input due calls `advanceTo` at
+ * `nextTimerAt()` to let timers fire.
+ *
+ * Outputs go to subscribers in order (see outputs.ts); read models serve
+ * the REST reads.
+ */
+import { assert } from "../core/assert.ts";
+import { formatDecimal, parseUnsigned } from "../core/decimal.ts";
+import { IdGenerator, SequenceCounter } from "../core/ids.ts";
+import { RngRoot, type Seed } from "../core/rng.ts";
+import { MICROS_PER_MILLI, microsToMillis, type Micros } from "../core/time.ts";
+import { Engine } from "../engine/engine.ts";
+import type { OrderUpdate } from "../engine/events.ts";
+import { OrderHistory } from "../engine/history.ts";
+import { ManualScheduler } from "../engine/timers.ts";
+import type { Fill, MarketSpec } from "../engine/types.ts";
+import { depthMessage, orderEventRow } from "../engine/wire.ts";
+import { RiskEngine } from "../risk/risk.ts";
+import type { AppliedPerpExecution, AppliedSpotExecution, LedgerEntry, PositionView } from "../risk/types.ts";
+import { Chain, type BlockInfo } from "../settlement/chain.ts";
+import { Ledger } from "../settlement/ledger.ts";
+import type { AccountBalance, Position, Transfer } from "../spec/account.ts";
+import type { ExecutionBust } from "../spec/bust.ts";
+import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
+import type { ExchangeConfig } from "./config.ts";
+import { FaultWindows } from "./faults.ts";
+import { assertSignedModeAvailable } from "./gateway/authenticate.ts";
+import { OrderGateway, type GatewayAnswer } from "./gateway/order-gateway.ts";
+import type { MarketRef } from "./gateway/validate/types.ts";
+import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inputs.ts";
+import type { ExchangeOutput, OutputListener } from "./outputs.ts";
+import { OwnerIds } from "./owners.ts";
+import { RecordIndex } from "./read-models.ts";
+import { perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
+
+export interface ExchangeOptions {
+  config: ExchangeConfig;
+  startMicros: Micros;
+  seed: Seed;
+}
+
+/** The answer to one input: a request's response (or error), an admin action's result. */
+export type ExchangeAnswer =
+  | { ok: true; payload: Record<string, unknown>; responseDropped?: boolean }
+  | { ok: false; error: { error: string; message: string; retryAfterMs?: number }; responseDropped?: boolean };
+
+/**
+ * Liquidation, ADL and market-close executions are not engine matches: they
+ * take fill ids from their own range, far above the engine's, so the two
+ * never collide and the engine's fill ids stay gap-free.
+ */
+export const RISK_FILL_ID_START = 9_000_000_000_000_000_000n;
+
+export class Exchange {
+  readonly timers: ManualScheduler;
+  readonly rng: RngRoot;
+  readonly config: ExchangeConfig;
+  readonly owners = new OwnerIds();
+  readonly faults = new FaultWindows();
+  readonly risk: RiskEngine;
+  readonly engine: Engine;
+  readonly chain: Chain<PendingMatch>;
+  readonly ledger = new Ledger();
+  readonly desk: SettlementDesk;
+  readonly gateway: OrderGateway;
+  readonly history: OrderHistory;
+  readonly perpExecutions: RecordIndex<PerpExecution>;
+  readonly spotExecutions: RecordIndex<SpotExecution>;
+  readonly busts: RecordIndex<ExecutionBust>;
+  readonly marketsBySymbol = new Map<string, MarketRef>();
+  private readonly listeners: OutputListener[] = [];
+  private readonly perpSequence = new SequenceCounter();
+  private readonly riskFillIds = new IdGenerator(RISK_FILL_ID_START);
+  /** Signature deadline (Unix s) each live order was last signed with. */
+  private readonly orderDeadlines = new Map<string, number>();
+  /** What the risk layer counts of each resting order: kept equal to the book. */
+  private readonly restingMirror = new Map<string, { priceTicks: number; remainingLots: number }>();
+  private readonly nextAccountId: { value: number };
+  private readonly depthDirty = new Set<number>();
+
+  constructor(options: ExchangeOptions) {
+    const { config } = options;
+    this.config = config;
+    this.rng = new RngRoot(options.seed);
+    this.timers = new ManualScheduler(options.startMicros);
+    assertSignedModeAvailable(config.gateway.verifySignatures);
+    this.risk = new RiskEngine(config.risk, {
+      ids: { nextFillId: () => this.riskFillIds.next(), nextPerpSequenceNumber: () => this.perpSequence.next() },
+    });
+    const specs = this.marketSpecs();
+    this.engine = new Engine({
+      markets: specs,
+      scheduler: this.timers,
+      config: config.engine,
+      hooks: {
+        positionLots: (accountId, marketId) => this.risk.positionLots(accountId, marketId),
+        checkFill: (proposal) => this.risk.checkFill(proposal, proposal.atMicros),
+      },
+      sink: {
+        orderUpdate: (update) => this.onOrderUpdate(update),
+        fill: (fill) => this.onFill(fill),
+        depthChanged: (marketId) => this.depthDirty.add(marketId),
+      },
+    });
+    for (const spec of specs) this.engine.depthStream(spec.marketId);
+    this.history = new OrderHistory(config.orderHistoryPerAccount);
+    this.perpExecutions = new RecordIndex(config.recordsRetained);
+    this.spotExecutions = new RecordIndex(config.recordsRetained);
+    this.busts = new RecordIndex(config.recordsRetained);
+    this.desk = new SettlementDesk(this.risk, () => this.perpSequence.next(), config.risk.exchangeId, {
+      perpExecution: (applied, match) => this.publishPerpExecution(applied, match),
+      spotExecution: (applied, match) => this.publishSpotExecution(applied, match),
+      bust: (record, match) => this.publishBust(record, match),
+      afterBlock: (block) => this.afterBlock(block),
+    });
+    this.chain = new Chain(this.timers, this.rng.stream("chain"), this.desk, config.chain);
+    this.gateway = new OrderGateway({
+      engine: this.engine,
+      risk: this.risk,
+      owners: this.owners,
+      faults: this.faults,
+      config: config.gateway,
+      signing: config.signing,
+      context: { exchangeId: config.gateway.exchangeId, markets: { bySymbol: (symbol) => this.marketsBySymbol.get(symbol) } },
+      noteOrderDeadline: (orderId, deadlineSec) => this.orderDeadlines.set(orderId, deadlineSec),
+    });
+    this.risk.createWallet(this.poolWallet());
+    this.risk.createAccount(config.risk.poolAccountId, this.poolWallet());
+    this.nextAccountId = { value: config.risk.poolAccountId + 1 };
+    this.chain.start();
+    this.scheduleSummaries(options.startMicros);
+  }
+
+  // -- driving --------------------------------------------------------------------
+
+  now(): Micros {
+    return this.timers.now();
+  }
+
+  /** The time of the next internal timer (Infinity when none). */
+  nextTimerAt(): Micros {
+    return this.timers.nextAt();
+  }
+
+  /** Fires every timer due at or before `atMicros` and moves the clock there. */
+  advanceTo(atMicros: Micros): void {
+    assert(atMicros >= this.timers.now(), `time went backwards: ${atMicros} < ${this.timers.now()}`);
+    this.timers.advanceTo(atMicros);
+    this.flushDepth();
+  }
+
+  subscribe(listener: OutputListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+
+  /** The one entry point: handles an input at `atMicros` (after the timers due by then). */
+  handle(input: ExchangeInput, atMicros: Micros): ExchangeAnswer {
+    this.advanceTo(atMicros);
+    let answer: ExchangeAnswer;
+    switch (input.kind) {
+      case "request":
+        answer = this.request(this.gateway.handle(input.op, input.body, atMicros));
+        break;
+      case "prices":
+        answer = this.prices(input, atMicros);
+        break;
+      case "admin":
+        answer = this.admin(input.admin, atMicros);
+        break;
+      case "fault":
+        answer = this.fault(input.fault, atMicros);
+        break;
+    }
+    this.flushDepth();
+    return answer;
+  }
+
+  private request(answer: GatewayAnswer): ExchangeAnswer {
+    return this.faults.takeDrop() ? { ...answer, responseDropped: true } : answer;
+  }
+
+  // -- engine events ----------------------------------------------------------------
+
+  private onOrderUpdate(update: OrderUpdate): void {
+    this.history.record(update);
+    const order = update.order;
+    if (update.firstFillId !== null && update.status === "FILLED" && this.isTakerUpdate(update)) {
+      this.desk.markTakerRemoved(update.firstFillId, update.fillCount);
+    }
+    this.mirrorResting(update);
+    if (update.status !== "OPEN") this.orderDeadlines.delete(order.orderId);
+    const wallet = this.risk.accountOwner(order.accountId);
+    if (wallet !== undefined) this.emit({ kind: "order", wallet, row: orderEventRow(update), onOrderChanges: update.onOrderChanges });
+  }
+
+  /** A taker update carries the fills of its matching round; a maker's names its single fill, whose taker is another order. */
+  private isTakerUpdate(update: OrderUpdate): boolean {
+    return update.fillCount > 1 || this.takerOfFill.get(update.firstFillId!) === update.order.orderId;
+  }
+
+  private readonly takerOfFill = new Map<string, string>();
+
+  /** Keeps the risk layer's count of resting orders equal to the book (fills are counted by addPending). */
+  private mirrorResting(update: OrderUpdate): void {
+    const order = update.order;
+    const resting = update.status === "OPEN" && order.level !== null;
+    const remainingLots = update.qtyLots - update.cumLots;
+    const known = this.restingMirror.get(order.orderId);
+    if (known !== undefined && resting && known.priceTicks === update.priceTicks && known.remainingLots === remainingLots) return;
+    if (known !== undefined) {
+      this.risk.removeRestingOrder(order.orderId);
+      this.restingMirror.delete(order.orderId);
+    }
+    if (resting && remainingLots > 0) {
+      this.risk.restOrder({
+        orderId: order.orderId,
+        accountId: order.accountId,
+        marketId: order.market.marketId,
+        side: order.isBuy ? "B" : "A",
+        qtyLots: remainingLots,
+        priceTicks: update.priceTicks,
+      });
+      this.restingMirror.set(order.orderId, { priceTicks: update.priceTicks, remainingLots });
+    }
+  }
+
+  private onFill(fill: Fill): void {
+    const maker = this.restingMirror.get(fill.makerOrderId);
+    if (maker !== undefined) {
+      maker.remainingLots -= fill.qtyLots;
+      if (maker.remainingLots === 0) this.restingMirror.delete(fill.makerOrderId);
+    }
+    this.takerOfFill.set(fill.fillId, fill.takerOrderId);
+    const match: PendingMatch = {
+      fill,
+      market: this.engine.market(fill.marketId)!,
+      takerDeadlineSec: this.orderDeadlines.get(fill.takerOrderId) ?? Number.MAX_SAFE_INTEGER,
+      makerDeadlineSec: this.orderDeadlines.get(fill.makerOrderId) ?? Number.MAX_SAFE_INTEGER,
+      takerRemovedInRound: false,
+    };
+    this.desk.admit(match);
+    this.chain.submit(match);
+  }
+
+  private flushDepth(): void {
+    if (this.depthDirty.size === 0) return;
+    for (const marketId of [...this.depthDirty].sort((a, b) => a - b)) {
+      const market = this.engine.market(marketId)!;
+      const levels = this.engine.depthStream(marketId).update();
+      if (levels !== null) this.emit({ kind: "depth", symbol: market.symbol, depth: depthMessage(market, levels, "UPDATE") });
+    }
+    this.depthDirty.clear();
+  }
+
+  // -- settlement events ----------------------------------------------------------------
+
+  private publishPerpExecution(applied: AppliedPerpExecution, match: PendingMatch | undefined): void {
+    this.takerOfFill.delete(applied.record.fillId);
+    const record = perpExecutionRecord(applied, match);
+    const accountIds = record.makerAccountId === undefined ? [record.takerAccountId] : [record.takerAccountId, record.makerAccountId];
+    this.perpExecutions.add(record.symbol, accountIds, record);
+    this.emit({ kind: "perpExecution", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
+    this.bookLedger(applied.ledger);
+    this.afterPositionChange(this.marketIdOf(record.symbol), accountIds);
+  }
+
+  private publishSpotExecution(applied: AppliedSpotExecution, match: PendingMatch): void {
+    this.takerOfFill.delete(applied.record.fillId);
+    const record = spotExecutionRecord(applied, match);
+    const accountIds = [record.takerAccountId, record.makerAccountId];
+    this.spotExecutions.add(record.symbol, accountIds, record);
+    this.emit({ kind: "spotExecution", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
+    this.bookLedger(applied.ledger);
+    this.publishBalances(accountIds);
+  }
+
+  private publishBust(record: ExecutionBust, _match: PendingMatch): void {
+    this.takerOfFill.delete(record.fillId);
+    const accountIds = [record.takerAccountId, record.makerAccountId];
+    this.busts.add(record.symbol, accountIds, record);
+    this.emit({ kind: "bust", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
+  }
+
+  private afterBlock(block: BlockInfo): void {
+    this.applyLiquidations(this.risk.runLiquidations(this.now()));
+    this.emit({ kind: "block", number: block.number, timeMicros: block.timeMicros, settled: block.settled, busted: block.busted });
+  }
+
+  private applyLiquidations(outcome: ReturnType<RiskEngine["runLiquidations"]>): void {
+    for (const applied of outcome.executions) this.publishPerpExecution(applied, undefined);
+    this.bookLedger(outcome.ledger);
+    for (const accountId of outcome.liquidatedAccountIds) {
+      this.engine.cancelAll({ atMicros: this.now(), accountId });
+    }
+    if (outcome.ledger.length > 0) this.publishBalances([...new Set(outcome.ledger.map((entry) => entry.accountId))]);
+  }
+
+  private afterPositionChange(marketId: number, accountIds: readonly number[]): void {
+    for (const accountId of new Set(accountIds)) {
+      this.engine.positionChanged({ atMicros: this.now(), accountId, marketId });
+    }
+    this.publishPositions(accountIds);
+    this.publishBalances(accountIds);
+  }
+
+  private bookLedger(entries: readonly LedgerEntry[]): void {
+    for (const entry of entries) {
+      const recorded = this.ledger.record(entry, this.now());
+      const wallet = this.risk.accountOwner(entry.accountId);
+      if (recorded !== undefined && wallet !== undefined) this.emit({ kind: "transfer", wallet, entry: recorded as Transfer });
+    }
+  }
+
+  private publishPositions(accountIds: readonly number[]): void {
+    for (const wallet of this.walletsOf(accountIds)) {
+      this.emit({ kind: "positions", wallet, positions: this.positionsOfWallet(wallet) });
+    }
+  }
+
+  private publishBalances(accountIds: readonly number[]): void {
+    for (const wallet of this.walletsOf(accountIds)) {
+      this.emit({ kind: "balances", wallet, balances: this.balancesOfWallet(wallet) });
+    }
+  }
+
+  // -- prices, summaries -------------------------------------------------------------------
+
+  private prices(input: PriceInput, atMicros: Micros): ExchangeAnswer {
+    for (const [index, item] of input.prices.entries()) {
+      const problem = this.checkPriceItem(item, index);
+      if (problem !== null) return { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: problem } };
+    }
+    for (const item of input.prices) {
+      const update = this.applyPrice(item, atMicros);
+      for (const change of update.markChanges) {
+        this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markPriceTicks });
+      }
+      this.applyLiquidations(update.liquidation);
+    }
+    this.emit({ kind: "oraclePrices", prices: this.risk.assetOraclePrices(atMicros) as never });
+    return { ok: true, payload: { updated: input.prices.length } };
+  }
+
+  private checkPriceItem(item: PriceInput["prices"][number], index: number): string | null {
+    const where = `prices[${index}]`;
+    if ((item.asset === undefined) === (item.symbol === undefined)) return `${where} must name exactly one of asset or symbol`;
+    try {
+      if (!parseUnsigned(item.price, `${where}.price`).gt(0)) return `${where}.price "${item.price}" must be greater than 0`;
+    } catch (error) {
+      return (error as Error).message;
+    }
+    if (item.asset !== undefined && !this.config.risk.assets.some((asset) => asset.asset === item.asset)) return `${where}.asset "${item.asset}" is not a configured asset`;
+    if (item.symbol !== undefined && !this.marketsBySymbol.has(item.symbol)) return `${where}.symbol "${item.symbol}" is not a market`;
+    return null;
+  }
+
+  private applyPrice(item: PriceInput["prices"][number], atMicros: Micros) {
+    const price = formatDecimal(parseUnsigned(item.price, "price"));
+    if (item.asset !== undefined) return this.risk.setIndexPrice(item.asset, price, atMicros);
+    const market = this.marketsBySymbol.get(item.symbol!)!;
+    if (market.kind === "perp") return this.risk.setOraclePrice(market.marketId, price, atMicros);
+    const spot = this.config.risk.spotMarkets.find((candidate) => candidate.symbol === market.symbol)!;
+    return this.risk.setIndexPrice(spot.baseAsset, price, atMicros);
+  }
+
+  /** Every summary cadence: feed each book to the risk layer (impact price, mid), then publish summaries. */
+  private scheduleSummaries(from: Micros): void {
+    const cadence = this.risk.summaryCadenceMicros;
+    const tick = () => {
+      const now = this.now();
+      for (const spec of this.marketSpecs()) {
+        const depth = this.engine.depth(spec.marketId, 100);
+        if (!depth.ok) continue;
+        const update = this.risk.setBook(spec.marketId, { bids: depth.bids, asks: depth.asks }, now);
+        for (const change of update.markChanges) this.engine.setMarkPrice({ atMicros: now, marketId: change.marketId, priceTicks: change.markPriceTicks });
+        this.applyLiquidations(update.liquidation);
+      }
+      const summaries = this.risk.computeSummaries(now);
+      this.emit({ kind: "perpSummaries", summaries: summaries.markets as never });
+      this.emit({ kind: "spotSummaries", summaries: summaries.spotMarkets as never });
+      this.timers.schedule(now + cadence, tick);
+    };
+    this.timers.schedule(from + cadence, tick);
+  }
+
+  // -- admin and faults ---------------------------------------------------------------------
+
+  private admin(action: AdminAction, atMicros: Micros): ExchangeAnswer {
+    switch (action.action) {
+      case "createAccount":
+        return this.createAccount(action, atMicros);
+      case "deposit":
+        return this.balanceResult(this.risk.deposit(action.accountId, action.asset, action.amount, atMicros), [action.accountId]);
+      case "withdraw":
+        return this.balanceResult(this.risk.withdraw(action.accountId, action.asset, action.amount, atMicros), [action.accountId]);
+      case "transfer":
+        return this.balanceResult(
+          this.risk.transfer(action.fromAccountId, action.toAccountId, action.asset, action.amount, atMicros),
+          [action.fromAccountId, action.toAccountId],
+        );
+      case "addSigner": {
+        const owner = this.risk.accountOwner(action.accountId);
+        if (owner === undefined) return adminError("NO_ACCOUNTS_FOUND_ERROR", `accountId ${action.accountId} does not exist`);
+        this.risk.addSigner(action.accountId, action.signer);
+        this.emit({
+          kind: "account",
+          wallet: owner,
+          notification: { accountId: action.accountId, ownerWallet: owner, event: "SIGNER_ADDED", signer: action.signer, timestamp: microsToMillis(atMicros) } as never,
+        });
+        return { ok: true, payload: { accountId: action.accountId, signer: action.signer } };
+      }
+      case "assetStatus":
+        this.risk.setAssetStatus(action.asset, action.status);
+        return { ok: true, payload: { asset: action.asset, status: action.status } };
+      case "market":
+        return this.marketAdmin(action, atMicros);
+      case "wallet": {
+        if (!this.risk.hasWallet(action.wallet)) this.risk.createWallet(action.wallet);
+        this.risk.updateWallet(action.wallet, {
+          ...(action.whitelisted === undefined ? {} : { whitelisted: action.whitelisted }),
+          ...(action.suspended === undefined ? {} : { suspended: action.suspended }),
+          ...(action.rateTier === undefined ? {} : { rateTier: action.rateTier }),
+          ...(action.feeTierId === undefined ? {} : { vipTierId: action.feeTierId }),
+          ...(action.og === undefined ? {} : { og: action.og }),
+          ...(action.affiliate === undefined ? {} : { affiliate: action.affiliate }),
+          ...(action.referrer === undefined ? {} : { referrer: action.referrer, referee: true }),
+        });
+        return { ok: true, payload: { wallet: action.wallet } };
+      }
+    }
+  }
+
+  private createAccount(action: Extract<AdminAction, { action: "createAccount" }>, atMicros: Micros): ExchangeAnswer {
+    const accountId = action.accountId ?? this.nextAccountId.value;
+    if (this.risk.accountOwner(accountId) !== undefined) return adminError("INPUT_VALIDATION_ERROR", `accountId ${accountId} already exists`);
+    if (!this.risk.hasWallet(action.wallet)) this.risk.createWallet(action.wallet);
+    this.risk.createAccount(accountId, action.wallet);
+    this.nextAccountId.value = Math.max(this.nextAccountId.value, accountId + 1);
+    const owner = this.risk.accountOwner(accountId)!;
+    this.emit({
+      kind: "account",
+      wallet: owner,
+      notification: { accountId, ownerWallet: owner, event: "ACCOUNT_CREATED", timestamp: microsToMillis(atMicros) } as never,
+    });
+    for (const [asset, amount] of Object.entries(action.deposits ?? {})) {
+      const deposit = this.balanceResult(this.risk.deposit(accountId, asset, amount, atMicros), [accountId]);
+      if (!deposit.ok) return deposit;
+    }
+    return { ok: true, payload: { accountId } };
+  }
+
+  private balanceResult(result: ReturnType<RiskEngine["deposit"]>, accountIds: readonly number[]): ExchangeAnswer {
+    if (!result.ok) return { ok: false, error: { error: result.rejection.error, message: result.rejection.message } };
+    this.bookLedger(result.ledger);
+    this.publishBalances(accountIds);
+    return { ok: true, payload: { entries: result.ledger.length } };
+  }
+
+  private marketAdmin(action: Extract<AdminAction, { action: "market" }>, atMicros: Micros): ExchangeAnswer {
+    const market = this.marketsBySymbol.get(action.symbol);
+    if (market === undefined) return adminError("SYMBOL_NOT_FOUND_ERROR", `symbol "${action.symbol}" does not resolve to a market`);
+    if (action.halted !== undefined || action.reopening !== undefined || action.settlementPaused !== undefined || action.orderEntryDisabled !== undefined) {
+      const halted = action.halted ?? action.orderEntryDisabled;
+      this.engine.setMarketState({
+        atMicros,
+        marketId: market.marketId,
+        ...(halted === undefined ? {} : { halted }),
+        ...(action.reopening === undefined ? {} : { reopening: action.reopening }),
+        ...(action.settlementPaused === undefined ? {} : { settlementPaused: action.settlementPaused }),
+      });
+    }
+    if (action.closed === true) {
+      if (market.kind !== "perp") return adminError("INPUT_VALIDATION_ERROR", `only perp markets can be closed; ${market.symbol} is spot`);
+      const settlementTicks = action.settlementPrice === undefined ? undefined : this.engine.market(market.marketId)!.units.toTicks(action.settlementPrice, "settlementPrice");
+      if (settlementTicks !== undefined && !settlementTicks.ok) return adminError(settlementTicks.error.code, settlementTicks.error.message);
+      for (const owner of this.accountsWithOrders(market.marketId)) this.engine.cancelAll({ atMicros, accountId: owner, marketId: market.marketId });
+      this.engine.setMarketState({ atMicros, marketId: market.marketId, halted: true });
+      const executions = this.risk.closeMarket(market.marketId, settlementTicks?.value, atMicros);
+      for (const applied of executions) this.publishPerpExecution(applied, undefined);
+    }
+    return { ok: true, payload: { symbol: market.symbol } };
+  }
+
+  private accountsWithOrders(marketId: number): number[] {
+    return this.engine.accountsWithOpenOrders(marketId);
+  }
+
+  private fault(fault: FaultAction, atMicros: Micros): ExchangeAnswer {
+    const ms = (durationMs: number) => durationMs * MICROS_PER_MILLI;
+    switch (fault.fault) {
+      case "bustNext":
+        this.chain.bustNext(fault.count, { reasonName: fault.reasonName, args: {} });
+        break;
+      case "bustProbability":
+        this.chain.setBustProbability(fault.probability);
+        break;
+      case "delayBlocks":
+        this.chain.delayBlocksUntil(atMicros + ms(fault.durationMs));
+        break;
+      case "engineUnavailable":
+      case "accountOwnerUnavailable":
+      case "serviceDisabled":
+      case "oracleStale":
+        this.faults.open(fault.fault, atMicros, ms(fault.durationMs));
+        break;
+      case "dropResponses":
+        this.faults.dropResponses(fault.count);
+        break;
+    }
+    return { ok: true, payload: { fault: fault.fault } };
+  }
+
+  // -- reads ----------------------------------------------------------------------------------
+
+  positionsOfWallet(wallet: string): Position[] {
+    return this.risk.accountsOf(wallet).flatMap((accountId) => this.risk.positions(accountId)) as PositionView[] as Position[];
+  }
+
+  balancesOfWallet(wallet: string): AccountBalance[] {
+    return this.risk.accountsOf(wallet).flatMap((accountId) => this.risk.balances(accountId)) as AccountBalance[];
+  }
+
+  private walletsOf(accountIds: readonly number[]): string[] {
+    const wallets: string[] = [];
+    for (const accountId of accountIds) {
+      const wallet = this.risk.accountOwner(accountId);
+      if (wallet !== undefined && !wallets.includes(wallet)) wallets.push(wallet);
+    }
+    return wallets;
+  }
+
+  private marketIdOf(symbol: string): number {
+    return this.marketsBySymbol.get(symbol)!.marketId;
+  }
+
+  private poolWallet(): string {
+    return "0x000000000000000000000000000000000000b001";
+  }
+
+  private marketSpecs(): MarketSpec[] {
+    const { perpMarkets, spotMarkets } = this.config.risk;
+    const specs: MarketSpec[] = [
+      ...perpMarkets.map((m) => ({ marketId: m.marketId, symbol: m.symbol, kind: "perp" as const, tickSize: m.tickSize, qtyStepSize: m.qtyStepSize, minOrderQty: m.minOrderQty })),
+      ...spotMarkets.map((m) => ({ marketId: m.marketId, symbol: m.symbol, kind: "spot" as const, tickSize: m.tickSize, qtyStepSize: m.qtyStepSize, minOrderQty: m.minOrderQty })),
+    ];
+    for (const spec of specs) this.marketsBySymbol.set(spec.symbol, spec);
+    return specs;
+  }
+
+  private emit(output: ExchangeOutput): void {
+    for (const listener of this.listeners) listener(output);
+  }
+}
+
+function adminError(error: string, message: string): ExchangeAnswer {
+  return { ok: false, error: { error, message } };
+}

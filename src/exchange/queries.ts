@@ -1,0 +1,199 @@
+/**
+ * The read models of the Exchange, in the wire shapes of the REST reads
+ * (spec 4.1, and the routes the real service has that the spec leaves
+ * unshown). Pure reads: nothing here changes state, so the live server may
+ * call them at any time between inputs.
+ *
+ * Wallet reads cover every account the wallet owns. An unknown (but well
+ * formed) wallet reads as empty, like the real service.
+ */
+import { microsToMillis } from "../core/time.ts";
+import type { HistoryQuery } from "../engine/history.ts";
+import { depthMessage, openOrderRow, orderHistoryRow, type WireDepth, type WireOrder } from "../engine/wire.ts";
+import type { AccountBalance, Position } from "../spec/account.ts";
+import type { ExecutionBust } from "../spec/bust.ts";
+import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
+import type { TransferPage, TransferQuery } from "../settlement/ledger.ts";
+import { compareIds } from "../core/ids.ts";
+import type { Exchange } from "./exchange.ts";
+
+export const EXECUTIONS_LIMIT_DEFAULT = 100;
+export const EXECUTIONS_LIMIT_MAX = 1000;
+
+export class ExchangeQueries {
+  constructor(private readonly exchange: Exchange) {}
+
+  // -- definitions ------------------------------------------------------------------
+
+  perpMarketDefinitions() {
+    return this.exchange.config.risk.perpMarkets.map((m) => ({
+      symbol: m.symbol,
+      marketId: m.marketId,
+      minOrderQty: m.minOrderQty,
+      qtyStepSize: m.qtyStepSize,
+      tickSize: m.tickSize,
+      liquidationMarginParameter: m.liquidationMarginParameter,
+      initialMarginParameter: m.initialMarginParameter,
+      maxLeverage: m.maxLeverage,
+      oiCap: m.oiCap,
+    }));
+  }
+
+  spotMarketDefinitions() {
+    return this.exchange.config.risk.spotMarkets.map((m) => ({
+      symbol: m.symbol,
+      marketId: m.marketId,
+      baseAsset: m.baseAsset,
+      quoteAsset: m.quoteAsset,
+      minOrderQty: m.minOrderQty,
+      qtyStepSize: m.qtyStepSize,
+      tickSize: m.tickSize,
+    }));
+  }
+
+  assetDefinitions() {
+    const assets = this.exchange.risk.state.assets;
+    return this.exchange.config.risk.assets.map((a) => ({
+      asset: a.asset,
+      ...(a.spotMarketSymbol === undefined ? {} : { spotMarketSymbol: a.spotMarketSymbol }),
+      priceHaircut: a.priceHaircut,
+      liquidationDiscount: a.liquidationDiscount,
+      status: assets.get(a.asset)?.status ?? a.status,
+      decimals: a.decimals,
+      displayDecimals: a.displayDecimals,
+    }));
+  }
+
+  globalFeeParameters() {
+    const { ogDiscount, refereeDiscount, referrerRebate, affiliateReferrerRebate } = this.exchange.config.risk.globalFees;
+    return { ogDiscount, refereeDiscount, referrerRebate, affiliateReferrerRebate };
+  }
+
+  feeTiers() {
+    return this.exchange.config.risk.feeTiers.map((t) => ({ tierId: t.tierId, takerFee: t.takerFee, makerFee: t.makerFee, volume30d: t.volume30d, tierType: t.tierType }));
+  }
+
+  // -- markets ---------------------------------------------------------------------------
+
+  isPerp(symbol: string): boolean {
+    return this.exchange.marketsBySymbol.get(symbol)?.kind === "perp";
+  }
+
+  isSpot(symbol: string): boolean {
+    return this.exchange.marketsBySymbol.get(symbol)?.kind === "spot";
+  }
+
+  /** The latest computed summaries (computed every summary cadence; computed now if none yet). */
+  private summaries() {
+    const risk = this.exchange.risk;
+    return risk.latestSummaries() ?? risk.computeSummaries(this.exchange.now());
+  }
+
+  perpMarketsSummary() {
+    return [...this.summaries().markets];
+  }
+
+  perpMarketSummary(symbol: string) {
+    return this.summaries().markets.find((summary) => summary.symbol === symbol);
+  }
+
+  spotMarketsSummary() {
+    return [...this.summaries().spotMarkets];
+  }
+
+  spotMarketSummary(symbol: string) {
+    return this.summaries().spotMarkets.find((summary) => summary.symbol === symbol);
+  }
+
+  /** The REST depth view: the best `limit` levels per side (default 100, max 1000), as a SNAPSHOT. */
+  depth(symbol: string, limit: number): WireDepth | undefined {
+    const market = this.exchange.engine.marketBySymbol(symbol);
+    if (market === undefined) return undefined;
+    const view = this.exchange.engine.depth(market.marketId, limit);
+    if (!view.ok) return undefined;
+    return depthMessage(market, view, "SNAPSHOT");
+  }
+
+  /** The streaming depth SNAPSHOT: the top-100 view that later UPDATEs apply to. */
+  depthStreamSnapshot(symbol: string): WireDepth | undefined {
+    const market = this.exchange.engine.marketBySymbol(symbol);
+    if (market === undefined) return undefined;
+    return depthMessage(market, this.exchange.engine.depthStream(market.marketId).snapshot(), "SNAPSHOT");
+  }
+
+  assetOraclePrices() {
+    return this.exchange.risk.assetOraclePrices(this.exchange.now());
+  }
+
+  perpExecutionsOfMarket(symbol: string, limit = EXECUTIONS_LIMIT_DEFAULT): PerpExecution[] {
+    return this.exchange.perpExecutions.ofMarket(symbol, limit);
+  }
+
+  spotExecutionsOfMarket(symbol: string, limit = EXECUTIONS_LIMIT_DEFAULT): SpotExecution[] {
+    return this.exchange.spotExecutions.ofMarket(symbol, limit);
+  }
+
+  bustsOfMarket(symbol: string, limit = EXECUTIONS_LIMIT_DEFAULT): ExecutionBust[] {
+    return this.exchange.busts.ofMarket(symbol, limit);
+  }
+
+  // -- wallets ---------------------------------------------------------------------------
+
+  accountIds(wallet: string): readonly number[] {
+    return this.exchange.risk.accountsOf(wallet);
+  }
+
+  openOrders(wallet: string): WireOrder[] {
+    return this.accountIds(wallet).flatMap((accountId) => this.exchange.engine.openOrders(accountId).map(openOrderRow));
+  }
+
+  /** orderHistory: newest first across the wallet's accounts, at most `limit` (<= 100), lastUpdateAt in [startTime, endTime]. */
+  orderHistory(wallet: string, query: HistoryQuery & { limit: number }): WireOrder[] {
+    const rows = this.accountIds(wallet).flatMap((accountId) => this.exchange.history.rows(accountId, query));
+    rows.sort((a, b) => b.sequenceNumber - a.sequenceNumber);
+    return rows.slice(0, query.limit).map(orderHistoryRow);
+  }
+
+  transfers(wallet: string, query: TransferQuery): TransferPage {
+    return this.exchange.ledger.list(this.accountIds(wallet), query);
+  }
+
+  perpExecutionsOfWallet(wallet: string, limit = EXECUTIONS_LIMIT_DEFAULT): PerpExecution[] {
+    return this.exchange.perpExecutions.ofAccounts(this.accountIds(wallet), limit, (a, b) => b.sequenceNumber - a.sequenceNumber);
+  }
+
+  spotExecutionsOfWallet(wallet: string, limit = EXECUTIONS_LIMIT_DEFAULT): SpotExecution[] {
+    return this.exchange.spotExecutions.ofAccounts(this.accountIds(wallet), limit, (a, b) => b.sequenceNumber - a.sequenceNumber);
+  }
+
+  bustsOfWallet(wallet: string, limit = EXECUTIONS_LIMIT_DEFAULT): ExecutionBust[] {
+    return this.exchange.busts.ofAccounts(this.accountIds(wallet), limit, (a, b) => b.sequenceNumber - a.sequenceNumber || compareIds(b.fillId, a.fillId));
+  }
+
+  positions(wallet: string): Position[] {
+    return this.exchange.positionsOfWallet(wallet);
+  }
+
+  accountBalances(wallet: string): AccountBalance[] {
+    return this.exchange.balancesOfWallet(wallet);
+  }
+
+  /** The wallet's accounts (the accounts route is "not shown" in the spec: accountId, owner and signers). */
+  accounts(wallet: string) {
+    const state = this.exchange.risk.state;
+    return this.accountIds(wallet).map((accountId) => {
+      const account = state.accounts.get(accountId)!;
+      return { accountId, ownerWallet: account.wallet.address, signers: [...account.signers].sort() };
+    });
+  }
+
+  walletConfiguration(wallet: string) {
+    if (!this.exchange.risk.hasWallet(wallet)) return { feeTierId: this.feeTiers()[0]?.tierId ?? 0, ogStatus: false, affiliateStatus: false, refereeStatus: false };
+    return this.exchange.risk.walletConfiguration(wallet, this.exchange.now());
+  }
+
+  /** ms of the Exchange's clock (for frames that carry a timestamp). */
+  nowMs(): number {
+    return microsToMillis(this.exchange.now());
+  }
+}

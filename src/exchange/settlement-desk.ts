@@ -1,0 +1,167 @@
+/**
+ * The settlement desk: what happens to a match between the engine making it
+ * and the chain settling or busting it.
+ *
+ * Each fill the engine keeps is counted as pending exposure in the risk
+ * layer (so admission sees it: the optimistic view) and queued on the chain.
+ * At its block the chain asks the desk to validate it against settled state
+ * at block time, in this order: the market's settlement not paused
+ * (MarketPaused), both orders' signatures still valid (SignatureExpired: a
+ * signature past its deadline is stale), then the risk layer's settled-state
+ * checks (AccountBelowIM, InsufficientBalance, ...). A valid match becomes
+ * exactly one PerpExecution or SpotExecution; an invalid one exactly one
+ * ExecutionBust, and nothing of the trade happens. Either way the pending
+ * exposure is released. The engine's order states are never restored
+ * (spec 3.4: FILLED stays FILLED).
+ *
+ * Record fields (spec 2.14): takerOrderId is omitted when the taker was
+ * filled and removed in the matching round that made the fill; makerOrderId
+ * when this fill completed the maker.
+ */
+import { assert } from "../core/assert.ts";
+import { SequenceCounter } from "../core/ids.ts";
+import { microsToMillis, MICROS_PER_SECOND, type Micros } from "../core/time.ts";
+import type { Fill } from "../engine/types.ts";
+import type { Market } from "../engine/market.ts";
+import type { RiskEngine } from "../risk/risk.ts";
+import type { AppliedPerpExecution, AppliedSpotExecution, LedgerEntry } from "../risk/types.ts";
+import type { BustReason, SettlementHandler, BlockInfo } from "../settlement/chain.ts";
+import type { ExecutionBust } from "../spec/bust.ts";
+import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
+
+/** A match waiting for its block, with what the chain checks besides risk. */
+export interface PendingMatch {
+  readonly fill: Fill;
+  readonly market: Market;
+  /** Unix seconds: the signature deadlines of the two orders when they matched. */
+  readonly takerDeadlineSec: number;
+  readonly makerDeadlineSec: number;
+  /** Set once the taker's matching round ended with the taker FILLED. */
+  takerRemovedInRound: boolean;
+}
+
+/** What the desk reports to the exchange for publishing and bookkeeping. */
+export interface SettlementEvents {
+  perpExecution(applied: AppliedPerpExecution, match: PendingMatch | undefined): void;
+  spotExecution(applied: AppliedSpotExecution, match: PendingMatch): void;
+  bust(record: ExecutionBust, match: PendingMatch): void;
+  afterBlock(block: BlockInfo): void;
+}
+
+export class SettlementDesk implements SettlementHandler<PendingMatch> {
+  readonly spotSequence = new SequenceCounter();
+  readonly bustSequence = new SequenceCounter();
+  /** Pending matches by fill id, so order updates can mark their taker's round. */
+  private readonly pendingByFillId = new Map<string, PendingMatch>();
+
+  constructor(
+    private readonly risk: RiskEngine,
+    private readonly nextPerpSequenceNumber: () => number,
+    private readonly exchangeId: number,
+    private readonly events: SettlementEvents,
+  ) {}
+
+  /** Counts a fresh fill as pending exposure; the caller queues it on the chain. */
+  admit(match: PendingMatch): void {
+    this.risk.addPending(match.fill);
+    this.pendingByFillId.set(match.fill.fillId, match);
+  }
+
+  /** The taker of the fills [firstFillId, +fillCount) ended its round FILLED: their executions omit takerOrderId. */
+  markTakerRemoved(firstFillId: string, fillCount: number): void {
+    let id = BigInt(firstFillId);
+    for (let i = 0; i < fillCount; i++, id++) {
+      const match = this.pendingByFillId.get(id.toString());
+      if (match !== undefined) match.takerRemovedInRound = true;
+    }
+  }
+
+  /** Is this fill still waiting for its block? */
+  isPending(fillId: string): boolean {
+    return this.pendingByFillId.has(fillId);
+  }
+
+  validate(match: PendingMatch, blockTime: Micros): BustReason | undefined {
+    const { fill, market } = match;
+    if (market.settlementPaused) return { reasonName: "MarketPaused", marketId: market.marketId };
+    if (match.takerDeadlineSec * MICROS_PER_SECOND < blockTime) {
+      return { reasonName: "SignatureExpired", accountId: fill.takerAccountId, deadline: match.takerDeadlineSec };
+    }
+    if (match.makerDeadlineSec * MICROS_PER_SECOND < blockTime) {
+      return { reasonName: "SignatureExpired", accountId: fill.makerAccountId, deadline: match.makerDeadlineSec };
+    }
+    return this.risk.validateMatch(fill, blockTime) ?? undefined;
+  }
+
+  settle(match: PendingMatch, blockTime: Micros): void {
+    const { fill, market } = match;
+    this.release(fill.fillId);
+    const base = {
+      type: "ORDER_MATCH" as const,
+      marketId: fill.marketId,
+      takerAccountId: fill.takerAccountId,
+      makerAccountId: fill.makerAccountId,
+      takerSide: fill.takerSide,
+      priceTicks: fill.priceTicks,
+      qtyLots: fill.qtyLots,
+      fillId: fill.fillId,
+    };
+    if (market.kind === "perp") {
+      const applied = this.risk.applyPerpExecution({ ...base, sequenceNumber: this.nextPerpSequenceNumber() }, blockTime);
+      this.events.perpExecution(applied, match);
+    } else {
+      const applied = this.risk.applySpotExecution({ ...base, sequenceNumber: this.spotSequence.next() }, blockTime);
+      this.events.spotExecution(applied, match);
+    }
+  }
+
+  bust(match: PendingMatch, reason: BustReason, blockTime: Micros): void {
+    const { fill, market } = match;
+    this.release(fill.fillId);
+    const record: ExecutionBust = {
+      symbol: market.symbol,
+      takerAccountId: fill.takerAccountId,
+      exchangeId: this.exchangeId,
+      makerAccountId: fill.makerAccountId,
+      takerOrderId: fill.takerOrderId,
+      makerOrderId: fill.makerOrderId,
+      qty: market.units.formatQty(fill.qtyLots),
+      side: fill.takerSide,
+      price: market.units.formatPrice(fill.priceTicks),
+      reason: reason as ExecutionBust["reason"],
+      timestamp: microsToMillis(blockTime),
+      sequenceNumber: this.bustSequence.next(),
+      fillId: fill.fillId,
+    };
+    this.events.bust(record, match);
+  }
+
+  afterBlock(block: BlockInfo): void {
+    this.events.afterBlock(block);
+  }
+
+  private release(fillId: string): void {
+    const known = this.pendingByFillId.delete(fillId);
+    assert(known, `fill ${fillId} settled or busted twice`);
+    this.risk.releasePending(fillId);
+  }
+}
+
+/** The spec's PerpExecution: the risk layer's economic fields plus the order ids the engine knows. */
+export function perpExecutionRecord(applied: AppliedPerpExecution, match: PendingMatch | undefined): PerpExecution {
+  const record: PerpExecution = { ...applied.record } as PerpExecution;
+  if (match !== undefined) {
+    if (!match.takerRemovedInRound) record.takerOrderId = match.fill.takerOrderId;
+    if (!match.fill.makerFilled) record.makerOrderId = match.fill.makerOrderId;
+  }
+  return record;
+}
+
+export function spotExecutionRecord(applied: AppliedSpotExecution, match: PendingMatch): SpotExecution {
+  const record: SpotExecution = { ...applied.record } as SpotExecution;
+  if (!match.takerRemovedInRound) record.takerOrderId = match.fill.takerOrderId;
+  if (!match.fill.makerFilled) record.makerOrderId = match.fill.makerOrderId;
+  return record;
+}
+
+export type { LedgerEntry };
