@@ -1,9 +1,11 @@
 /**
  * The `shadowbook` command. Subcommands are added as their layers land:
- * demo (kernel demonstration) now; run, fuzz, serve, replay and record later.
+ * demo (kernel demonstration) and serve (live mock server) now; run, fuzz,
+ * replay and record later.
  */
 import { Command } from "commander";
 import { runKernelDemo } from "./demo.ts";
+import { serve, type ServeOptions } from "./serve.ts";
 
 const program = new Command()
   .name("shadowbook")
@@ -26,6 +28,21 @@ program
     console.log(`  oracle           ${result.oracleTicks} ticks, last price ${result.lastOraclePrice}`);
     console.log(`  fingerprint      ${result.fingerprint}`);
   });
+
+program
+  .command("serve")
+  .description("serve the live mock exchange: REST /v2, streaming /ws, order entry /exec, admin /admin")
+  .option("--port <port>", "TCP port (0 = any free port)", "8080")
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .option("--seed <seed>", "root seed (oracle path, house agents, chain)", "1")
+  .option("--clock <mode>", "wall (real time x speed) or manual (moves only via POST /admin/clock)", "wall")
+  .option("--start <unixMs>", "virtual time at start, Unix ms (default: now)")
+  .option("--speed <factor>", "virtual seconds per real second (wall clock)", "1")
+  .option("--chain-id <n>", "verifyingChainId of signed requests (default 89346162)")
+  .option("--verifying-contract <address>", "orders gateway address of the signing domain")
+  .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
+  .option("--record <dir>", "append every input to <dir>/inputs.jsonl for replay")
+  .action((options: ServeOptions) => serve(options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : String(error));

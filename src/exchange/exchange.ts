@@ -87,6 +87,7 @@ export class Exchange {
   private readonly restingMirror = new Map<string, { priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
   private readonly depthDirty = new Set<number>();
+  private lastOrderSequence = 0;
 
   constructor(options: ExchangeOptions) {
     const { config } = options;
@@ -195,7 +196,13 @@ export class Exchange {
 
   // -- engine events ----------------------------------------------------------------
 
+  /** The sequenceNumber of the latest order event (the orderChanges snapshot cursor). */
+  get lastOrderSequenceNumber(): number {
+    return this.lastOrderSequence;
+  }
+
   private onOrderUpdate(update: OrderUpdate): void {
+    this.lastOrderSequence = update.sequenceNumber;
     this.history.record(update);
     const order = update.order;
     if (update.firstFillId !== null && update.status === "FILLED" && this.isTakerUpdate(update)) {

@@ -1,0 +1,91 @@
+/**
+ * `shadowbook serve`: the live mock server on real sockets.
+ *
+ * Without a scenario it serves the built-in default: ETHRUSDPERP (marketId
+ * 1), BTCRUSDPERP (2) and WETHRUSD (spot, 5; signs as 10000000005), rUSD,
+ * WETH and WBTC, a moving seeded oracle, and house market makers so books
+ * are never empty. `--clock manual` moves time only through
+ * POST /admin/clock, and the house acts only then.
+ */
+import { millisToMicros } from "../core/time.ts";
+import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig } from "../exchange/config.ts";
+import { House } from "../live/house.ts";
+import { JsonlInputLog } from "../live/input-log.ts";
+import { startLiveServer } from "../live/serve.ts";
+import type { ClockMode } from "../live/driver.ts";
+import { signingConfig } from "../signing/domain.ts";
+
+export interface ServeOptions {
+  port: string;
+  host: string;
+  seed: string;
+  clock: string;
+  start?: string;
+  speed: string;
+  chainId?: string;
+  verifyingContract?: string;
+  exchangeId: string;
+  record?: string;
+}
+
+function integer(value: string, flag: string, min = 0): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+    throw new Error(`${flag} "${value}" must be an integer of at least ${min}`);
+  }
+  return Number(value);
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  if (options.clock !== "wall" && options.clock !== "manual") throw new Error(`--clock "${options.clock}" must be wall or manual`);
+  const clock = options.clock as ClockMode;
+  const speed = Number(options.speed);
+  if (!(speed > 0)) throw new Error(`--speed "${options.speed}" must be a positive number`);
+  const startMicros = millisToMicros(options.start === undefined ? Date.now() : integer(options.start, "--start"));
+  const signing = signingConfig({
+    ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
+    ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
+  });
+  const exchangeId = integer(options.exchangeId, "--exchange-id");
+  const base = defaultExchangeConfig(signing);
+  const config = { ...base, risk: { ...base.risk, exchangeId }, gateway: { ...DEFAULT_GATEWAY_CONFIG, exchangeId } };
+  const seed = options.seed;
+  const log = options.record === undefined ? undefined : new JsonlInputLog(options.record, { config, seed, startMicros, clock });
+  let house: House | undefined;
+  const running = await startLiveServer({
+    config,
+    seed,
+    host: options.host,
+    port: integer(options.port, "--port"),
+    clock,
+    startMicros,
+    speed,
+    ...(log === undefined ? {} : { log }),
+    onAdvance: (now) => house?.tick(now),
+    setup: (context) => {
+      house = new House(context.driver, config, { seed });
+      house.open();
+    },
+  });
+  if (clock === "wall") setInterval(() => house?.tick(running.context.driver.now()), 250).unref();
+  const { rest, stream, exec } = running.urls;
+  console.log(`shadowbook serve: ${clock} clock${clock === "wall" ? ` x${speed}` : ""}, seed ${seed}, exchangeId ${exchangeId}`);
+  console.log(`  REST          ${rest}`);
+  console.log(`  streaming     ${stream}`);
+  console.log(`  order entry   ${exec}`);
+  if (options.record !== undefined) console.log(`  recording to  ${options.record}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: draining connections (readiness now 503)`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}

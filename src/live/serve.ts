@@ -1,0 +1,73 @@
+/**
+ * Assembles a live mock server: an Exchange from a configuration, a driver
+ * on the chosen clock, the four surfaces on one port, and (optionally) the
+ * input log. `shadowbook serve` and the conformance tests both start servers
+ * through `startLiveServer`.
+ */
+import type { Micros } from "../core/time.ts";
+import type { ExchangeConfig } from "../exchange/config.ts";
+import { Exchange } from "../exchange/exchange.ts";
+import { createAdminHandler } from "./admin.ts";
+import { LiveDriver, type ClockMode, type InputLog } from "./driver.ts";
+import { createExecSurface } from "./exec.ts";
+import { createRestHandler } from "./rest.ts";
+import { contextFor, LiveServer, type LiveContext } from "./server.ts";
+import { createStreamSurface } from "./stream.ts";
+import type { EdgeLimitConfig } from "./edge-limiter.ts";
+
+export interface StartOptions {
+  config: ExchangeConfig;
+  seed: number | string;
+  host?: string;
+  /** 0 = an ephemeral port. */
+  port?: number;
+  clock?: ClockMode;
+  startMicros: Micros;
+  speed?: number;
+  log?: InputLog;
+  edgeLimit?: EdgeLimitConfig;
+  /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
+  slowConsumerBytes?: number;
+  drainMs?: number;
+  /** Runs once the server is assembled, before it listens (seed accounts, prices, agents). */
+  setup?: (context: LiveContext) => void;
+  /** Called whenever virtual time moved (inputs, wake-ups, the manual clock): in-process agents act here. */
+  onAdvance?: (nowMicros: Micros) => void;
+}
+
+export interface RunningServer {
+  readonly server: LiveServer;
+  readonly context: LiveContext;
+  readonly port: number;
+  readonly urls: { rest: string; stream: string; exec: string };
+  close(): Promise<void>;
+}
+
+export async function startLiveServer(options: StartOptions): Promise<RunningServer> {
+  const exchange = new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+  let resync = () => 0;
+  const driver = new LiveDriver(exchange, {
+    clock: options.clock ?? "wall",
+    startMicros: options.startMicros,
+    speed: options.speed ?? 1,
+    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.onAdvance === undefined ? {} : { onAdvance: options.onAdvance }),
+  });
+  const context = contextFor(exchange, driver, () => resync());
+  const stream = createStreamSurface(context, { slowConsumerBytes: options.slowConsumerBytes ?? 1024 * 1024 });
+  resync = () => stream.resync();
+  const server = new LiveServer(
+    context,
+    { rest: createRestHandler(context), admin: createAdminHandler(context), stream, exec: createExecSurface(context) },
+    {
+      host: options.host ?? "127.0.0.1",
+      port: options.port ?? 0,
+      ...(options.edgeLimit === undefined ? {} : { edgeLimit: options.edgeLimit }),
+      ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
+    },
+  );
+  options.setup?.(context);
+  const port = await server.listen();
+  driver.start();
+  return { server, context, port, urls: server.urls(port), close: () => server.shutdown() };
+}

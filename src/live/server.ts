@@ -1,0 +1,206 @@
+/**
+ * The live mock server: one HTTP port carrying
+ *  - REST `/v2/...` (reads and the five order-entry POSTs) and the admin API
+ *    `/admin/...` (rest.ts, admin.ts),
+ *  - health probes `/health/live` and `/health/ready`,
+ *  - the streaming WebSocket at `/ws` (stream.ts),
+ *  - WebSocket order entry at `/exec` (exec.ts),
+ * all on the same Exchange through one LiveDriver, so every input is
+ * stamped, logged and handled the same way.
+ *
+ * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, idle
+ * stream connections are closed first with 1001, the rest within the 10 s
+ * drain, then the process may exit 0.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import type { Exchange } from "../exchange/exchange.ts";
+import { Fingerprint } from "../core/fingerprint.ts";
+import { ExchangeQueries } from "../exchange/queries.ts";
+import type { LiveDriver } from "./driver.ts";
+import { EdgeLimiter, type EdgeLimitConfig, DEFAULT_EDGE_LIMIT } from "./edge-limiter.ts";
+
+/** What each surface module gets: the Exchange, its driver and the read models. */
+export interface LiveContext {
+  readonly exchange: Exchange;
+  readonly driver: LiveDriver;
+  readonly queries: ExchangeQueries;
+  /** Closes every stream connection with 1012 (admin resync); returns how many. */
+  resyncStreams(): number;
+  /** The run fingerprint so far: SHA-256 over the Exchange's canonical output stream. */
+  fingerprint(): string;
+  /** Counts of outputs by kind, and of inputs handled (for GET /admin/state). */
+  counts(): Record<string, number>;
+}
+
+/** A surface that serves HTTP under a path prefix. */
+export type HttpHandler = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
+
+/** A WebSocket surface: handles its connections and can be drained. */
+export interface SocketSurface {
+  readonly wss: WebSocketServer;
+  /** Closes idle connections with `code` now; the rest when `force` (end of the drain). */
+  closeIdle(code: number, reason: string): void;
+  closeAll(code: number, reason: string): void;
+  readonly connectionCount: number;
+}
+
+export interface LiveServerOptions {
+  host: string;
+  port: number;
+  edgeLimit?: EdgeLimitConfig;
+  drainMs?: number;
+}
+
+export interface Surfaces {
+  rest: HttpHandler;
+  admin: HttpHandler;
+  stream: SocketSurface;
+  exec: SocketSurface;
+}
+
+export const SHUTDOWN_DRAIN_MS = 10_000;
+
+export class LiveServer {
+  readonly http: Server;
+  private ready = true;
+  private readonly edge: EdgeLimiter;
+
+  constructor(
+    readonly context: LiveContext,
+    private readonly surfaces: Surfaces,
+    private readonly options: LiveServerOptions,
+  ) {
+    this.edge = new EdgeLimiter(options.edgeLimit ?? DEFAULT_EDGE_LIMIT);
+    this.http = createServer((request, response) => this.onRequest(request, response));
+    this.http.on("upgrade", (request, socket, head) => this.onUpgrade(request, socket, head));
+  }
+
+  /** Listens; resolves with the bound port (0 = an ephemeral one). */
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.http.once("error", reject);
+      this.http.listen(this.options.port, this.options.host, () => {
+        const address = this.http.address();
+        resolve(typeof address === "object" && address !== null ? address.port : this.options.port);
+      });
+    });
+  }
+
+  urls(port: number): { rest: string; stream: string; exec: string } {
+    const host = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
+    return { rest: `http://${host}:${port}/v2`, stream: `ws://${host}:${port}/ws`, exec: `ws://${host}:${port}/exec` };
+  }
+
+  private onRequest(request: IncomingMessage, response: ServerResponse): void {
+    let url: URL;
+    try {
+      url = new URL(request.url ?? "/", "http://localhost");
+    } catch {
+      response.writeHead(400).end();
+      return;
+    }
+    const path = url.pathname;
+    try {
+      if (path === "/health/live") return void response.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      if (path === "/health/ready") {
+        const status = this.ready ? 200 : 503;
+        return void response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ status: this.ready ? "ready" : "draining" }));
+      }
+      if (path === "/admin" || path.startsWith("/admin/")) return this.surfaces.admin(request, response, url);
+      if (path === "/v2" || path.startsWith("/v2/")) {
+        if (!this.edge.admit(request.socket.remoteAddress ?? "unknown", Date.now())) return void response.writeHead(429).end();
+        return this.surfaces.rest(request, response, url);
+      }
+      response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND", message: `no route ${path}` }));
+    } catch (error) {
+      internalError(response, error);
+    }
+  }
+
+  private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const surface = path === "/ws" ? this.surfaces.stream : path === "/exec" ? this.surfaces.exec : undefined;
+    if (surface === undefined || !this.ready) {
+      socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+      return;
+    }
+    surface.wss.handleUpgrade(request, socket, head, (ws) => surface.wss.emit("connection", ws, request));
+  }
+
+  /**
+   * Graceful shutdown: not ready (503) at once, idle connections closed with
+   * 1001, everything closed by the end of the drain; resolves when the HTTP
+   * server has closed.
+   */
+  async shutdown(): Promise<void> {
+    this.ready = false;
+    const { stream, exec } = this.surfaces;
+    stream.closeIdle(1001, "server shutting down");
+    exec.closeIdle(1001, "server shutting down");
+    const drainMs = this.options.drainMs ?? SHUTDOWN_DRAIN_MS;
+    const deadline = Date.now() + drainMs;
+    while (Date.now() < deadline && stream.connectionCount + exec.connectionCount > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      stream.closeIdle(1001, "server shutting down");
+      exec.closeIdle(1001, "server shutting down");
+    }
+    stream.closeAll(1001, "server shutting down");
+    exec.closeAll(1001, "server shutting down");
+    this.context.driver.stop();
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+  }
+}
+
+/** HTTP 500 with a ServerError body; never a stack trace. */
+export function internalError(response: ServerResponse, error: unknown): void {
+  if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "INTERNAL_SERVER_ERROR", message: "internal error" }));
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
+/** Reads a request body (at most `limitBytes`); resolves undefined when it is larger. */
+export function readBody(request: IncomingMessage, limitBytes = 64 * 1024): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+/** Builds the context, with a running fingerprint and counts over the Exchange's outputs. */
+export function contextFor(exchange: Exchange, driver: LiveDriver, resyncStreams: () => number): LiveContext {
+  const fingerprint = new Fingerprint();
+  const counts: Record<string, number> = {};
+  exchange.subscribe((output) => {
+    fingerprint.update(output);
+    counts[output.kind] = (counts[output.kind] ?? 0) + 1;
+  });
+  return {
+    exchange,
+    driver,
+    queries: new ExchangeQueries(exchange),
+    resyncStreams,
+    fingerprint: () => fingerprint.digest(),
+    counts: () => ({ ...counts, inputs: driver.inputsHandled }),
+  };
+}
