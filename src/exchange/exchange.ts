@@ -34,7 +34,6 @@ import type { ExecutionBust } from "../spec/bust.ts";
 import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import type { ExchangeConfig } from "./config.ts";
 import { FaultWindows } from "./faults.ts";
-import { assertSignedModeAvailable } from "./gateway/authenticate.ts";
 import { OrderGateway, type GatewayAnswer } from "./gateway/order-gateway.ts";
 import type { MarketRef } from "./gateway/validate/types.ts";
 import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inputs.ts";
@@ -94,7 +93,6 @@ export class Exchange {
     this.config = config;
     this.rng = new RngRoot(options.seed);
     this.timers = new ManualScheduler(options.startMicros);
-    assertSignedModeAvailable(config.gateway.verifySignatures);
     this.risk = new RiskEngine(config.risk, {
       ids: { nextFillId: () => this.riskFillIds.next(), nextPerpSequenceNumber: () => this.perpSequence.next() },
     });

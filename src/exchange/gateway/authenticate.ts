@@ -2,9 +2,9 @@
  * Who signed a request: the signature check of the gateway.
  *
  * In signed mode the signer is recovered from the EIP-712 signature over the
- * request as sent (the native fast path: synchronous and byte-identical to
- * viem; signed mode needs the native packages, and says so at start when
- * they are missing). In trusted mode (fast simulations) the signature is not
+ * request as sent, synchronously: on the native fast path (byte-identical to
+ * viem), or, when the native packages do not load, on viem's own digest and
+ * secp256k1 (about 40x slower, same answers). In trusted mode (fast simulations) the signature is not
  * checked and the signer is the one the request names: `signerWallet` where
  * the request carries it, otherwise (cancelOrder, cancelAll) the signer of
  * the target order or the account's owner. Everything after this stage is
@@ -14,7 +14,7 @@ import { DecimalInputError } from "../../core/decimal.ts";
 import type { SigningConfig } from "../../signing/domain.ts";
 import { cancelAllAfterMessage, cancelMessage, massCancelMessage, orderMessage, type MarketRef } from "../../signing/messages.ts";
 import type { SignedKind, SignedMessages } from "../../signing/types.ts";
-import { NATIVE_VERIFY_AVAILABLE, recoverSignerNative, sameAddress } from "../../signing/verify.ts";
+import { recoverSignerSync, sameAddress } from "../../signing/verify.ts";
 import type { OrderBody } from "../../signing/wire.ts";
 import type { RequestError } from "../../spec/errors.ts";
 import type {
@@ -28,12 +28,6 @@ import type {
 export type SignerResult = { ok: true; signer: string } | { ok: false; error: RequestError };
 
 export type Validated = ValidatedCreateOrder | ValidatedModifyOrder | ValidatedCancelOrder | ValidatedCancelAll | ValidatedCancelAllAfter;
-
-export function assertSignedModeAvailable(verifySignatures: boolean): void {
-  if (verifySignatures && !NATIVE_VERIFY_AVAILABLE) {
-    throw new Error("signed mode needs the native secp256k1 and keccak packages, which did not load; use trusted mode or reinstall");
-  }
-}
 
 function marketRef(market: { marketId: number; kind: "perp" | "spot" }): MarketRef {
   return { marketId: BigInt(market.marketId), isSpot: market.kind === "spot" };
@@ -70,7 +64,7 @@ export function recoverRequestSigner(value: Validated, config: SigningConfig): S
     }
     throw error;
   }
-  const recovered = recoverSignerNative(built.kind, built.message, value.signature, config);
+  const recovered = recoverSignerSync(built.kind, built.message, value.signature, config);
   if (!recovered.ok) {
     return { ok: false, error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: `signature does not recover a signer: ${recovered.detail}` } };
   }
