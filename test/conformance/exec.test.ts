@@ -61,7 +61,8 @@ beforeAll(async () => {
     const probe = createClient({ transport, signer: key(n), accountId: 0, markets: MARKETS, clock: { now: () => driver.now() }, retry: false });
     const created = driver.handle({ kind: "admin", admin: { action: "createAccount", wallet: probe.address, deposits: { rUSD: "100000" } } });
     expect(created.ok).toBe(true);
-    const accountId = Number((created as { payload: { accountId: number } }).payload.accountId);
+    if (!created.ok) throw new Error(created.error.message);
+    const accountId = Number(created.payload["accountId"]);
     clients.push(createClient({ transport, signer: key(n), accountId, markets: MARKETS, clock: { now: () => driver.now() }, retry: false }));
   }
   driver.handle({
