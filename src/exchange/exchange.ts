@@ -40,7 +40,7 @@ import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inpu
 import type { ExchangeOutput, OutputListener } from "./outputs.ts";
 import { OwnerIds } from "./owners.ts";
 import { RecordIndex } from "./read-models.ts";
-import { perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
+import { injectedBustReason, perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
 
 export interface ExchangeOptions {
   config: ExchangeConfig;
@@ -508,7 +508,7 @@ export class Exchange {
     const ms = (durationMs: number) => durationMs * MICROS_PER_MILLI;
     switch (fault.fault) {
       case "bustNext":
-        this.chain.bustNext(fault.count, { reasonName: fault.reasonName, args: {} });
+        this.chain.bustNext(fault.count, (match) => injectedBustReason(fault.reasonName, match));
         break;
       case "bustProbability":
         this.chain.setBustProbability(fault.probability);

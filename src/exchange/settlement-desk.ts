@@ -165,3 +165,28 @@ export function spotExecutionRecord(applied: AppliedSpotExecution, match: Pendin
 }
 
 export type { LedgerEntry };
+
+/**
+ * The reason an injected bust (the bustNext fault) gives a match: a known
+ * contract error gets its typed fields from the match (the figures of a
+ * fault are zero: nothing was actually short), DecodedReason and
+ * UnknownReason a message, any other name the unmodeled {reasonName, args}.
+ */
+export function injectedBustReason(reasonName: string, match: PendingMatch): BustReason {
+  const { fill, market } = match;
+  switch (reasonName) {
+    case "AccountBelowIM":
+      return { reasonName, accountId: fill.takerAccountId, delta: "0", shortfall: "0" };
+    case "InsufficientBalance":
+      return { reasonName, accountId: fill.takerAccountId, asset: "rUSD", required: "0", available: "0" };
+    case "SignatureExpired":
+      return { reasonName, accountId: fill.takerAccountId, deadline: match.takerDeadlineSec };
+    case "MarketPaused":
+      return { reasonName, marketId: market.marketId };
+    case "DecodedReason":
+    case "UnknownReason":
+      return { reasonName, message: "injected settlement failure" };
+    default:
+      return { reasonName, args: {} };
+  }
+}

@@ -50,7 +50,11 @@ export function createExecSurface(context: LiveContext): SocketSurface {
       for (const connection of connections) if (connection.inFlight.size === 0) connection.socket.close(code, reason);
     },
     closeAll(code, reason) {
-      for (const connection of connections) connection.socket.close(code, reason);
+      for (const connection of connections) {
+        connection.socket.close(code, reason);
+        // A peer that never answers the close must not hold the shutdown: cut it after 1 s.
+        setTimeout(() => connection.socket.terminate(), 1_000).unref();
+      }
     },
   };
 }

@@ -1,7 +1,285 @@
-// Temporary: replaced by the streaming surface (being written).
-import { WebSocketServer } from "ws";
+/**
+ * The streaming (info) WebSocket at `/ws` (spec 4.4, 6, 7.5).
+ *
+ * Client frames: `{type: "subscribe" | "unsubscribe", channel, id?}` and
+ * `{type: "ping"}`. Answers: `{type: "subscribed", channel, contents?}`
+ * (contents for depth, orderChanges and transfers: stream-snapshots.ts),
+ * `{type: "unsubscribed", channel}`, `{type: "pong"}`, and
+ * `{type: "error", message, channel?}` with the messages of spec 7.5; the
+ * connection stays open after an error. The `id` of a client frame is never
+ * echoed, and its value is not checked. Text and binary frames are both read
+ * as UTF-8 JSON.
+ *
+ * Subscriptions:
+ * - channels resolve as stream-channels.ts says (wallets case-insensitive,
+ *   symbols of a configured market of the right kind, otherwise
+ *   "Invalid channel name" with the channel);
+ * - subscribing again to a channel the connection holds answers
+ *   `subscribed` again (with a fresh snapshot) and keeps one subscription:
+ *   updates are never doubled; the newest spelling of the name is used;
+ * - a failed snapshot rolls the subscription back (also one held before);
+ * - unsubscribing from a channel not held still answers `unsubscribed`.
+ *
+ * Updates come from one Exchange subscription per surface, routed and
+ * serialized once per channel (stream-fanout.ts), with `timestamp` in ms of
+ * the Exchange's time.
+ *
+ * Connection management (spec 6.3):
+ * - slow consumer: after every send, a connection whose unsent data
+ *   (ws bufferedAmount: what the socket has not yet handed to the kernel)
+ *   exceeds `slowConsumerBytes` is closed with 1013 and gets nothing more;
+ * - `resync()` (admin) closes every connection with 1012;
+ * - shutdown: `closeIdle` closes with the given code (1001) every connection
+ *   that is idle, i.e. has nothing unsent; a connection still flushing is
+ *   closed by a later `closeIdle` once its backlog is out, or by `closeAll`
+ *   at the end of the drain. `closeAll` also ends, after CLOSE_GRACE_MS,
+ *   connections that did not complete the close handshake, so the drain is
+ *   bounded;
+ * - protocol-level pings every STREAM_PING_INTERVAL_MS (unref'd timers) keep
+ *   idle connections alive through proxies; a connection that has not
+ *   answered the previous ping by the next one is dead and is terminated.
+ */
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { microsToMillis } from "../core/time.ts";
+import { channelHasSnapshot } from "../spec/channels.ts";
+import {
+  STREAM_ERROR_INVALID_CHANNEL_NAME,
+  STREAM_ERROR_INVALID_JSON,
+  STREAM_ERROR_INVALID_TYPE,
+  streamSnapshotErrorMessage,
+} from "../spec/errors.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
-export function createStreamSurface(_context: LiveContext, _options: { slowConsumerBytes: number }): SocketSurface & { resync(): number } {
-  const wss = new WebSocketServer({ noServer: true });
-  return { wss, connectionCount: 0, closeIdle() {}, closeAll() {}, resync: () => 0 };
+import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "./stream-channels.ts";
+import { debug, routeOutput, StreamFanout } from "./stream-fanout.ts";
+import { takeSnapshot } from "./stream-snapshots.ts";
+
+/** Unsent bytes on a connection before it is closed with 1013 (spec 6.3; the server's default). */
+export const SLOW_CONSUMER_BYTES_DEFAULT = 1024 * 1024;
+/** Protocol-level ping interval. */
+export const STREAM_PING_INTERVAL_MS = 30_000;
+/** After closeAll, how long a connection has to complete the close handshake before it is cut. */
+export const CLOSE_GRACE_MS = 1_000;
+/** Largest client frame accepted (a subscribe is well under 200 bytes); larger ones close with 1009. */
+export const CLIENT_FRAME_BYTES_MAX = 64 * 1024;
+
+export const CLOSE_SLOW_CONSUMER = 1013;
+export const CLOSE_RESYNC = 1012;
+
+export interface StreamSurfaceOptions {
+  slowConsumerBytes: number;
+  /** Protocol ping interval (default STREAM_PING_INTERVAL_MS). */
+  pingIntervalMs?: number;
+}
+
+export interface StreamSurface extends SocketSurface {
+  /** Closes every connection with 1012; returns how many were open. */
+  resync(): number;
+  /** Subscriptions across all connections. */
+  readonly subscriptionCount: number;
+  /** Unsent bytes across all connections. */
+  unsentBytes(): number;
+}
+
+class Connection {
+  readonly subscriptions = new Set<Channel<Connection>>();
+  closing = false;
+  awaitingPong = false;
+  pingTimer: NodeJS.Timeout | undefined;
+  cutTimer: NodeJS.Timeout | undefined;
+
+  constructor(readonly socket: WebSocket) {}
+}
+
+const TEXT = { binary: false } as const;
+const PONG = '{"type":"pong"}';
+
+export function createStreamSurface(context: LiveContext, options: StreamSurfaceOptions): StreamSurface {
+  return new StreamServer(context, options);
+}
+
+class StreamServer implements StreamSurface {
+  readonly wss = new WebSocketServer({ noServer: true, maxPayload: CLIENT_FRAME_BYTES_MAX, clientTracking: false });
+  private readonly connections = new Set<Connection>();
+  private readonly registry = new ChannelRegistry<Connection>();
+  private readonly slowConsumerBytes: number;
+  private readonly pingIntervalMs: number;
+
+  constructor(
+    private readonly context: LiveContext,
+    options: StreamSurfaceOptions,
+  ) {
+    if (!(Number.isSafeInteger(options.slowConsumerBytes) && options.slowConsumerBytes >= 0)) {
+      throw new RangeError(`slowConsumerBytes must be a non-negative integer, got ${options.slowConsumerBytes}`);
+    }
+    this.slowConsumerBytes = options.slowConsumerBytes;
+    this.pingIntervalMs = options.pingIntervalMs ?? STREAM_PING_INTERVAL_MS;
+    if (!(this.pingIntervalMs > 0)) throw new RangeError(`pingIntervalMs must be positive, got ${this.pingIntervalMs}`);
+    const fanout = new StreamFanout<Connection>(this.registry, (connection, frame) => this.deliver(connection, frame), () =>
+      microsToMillis(context.exchange.now()),
+    );
+    context.exchange.subscribe((output) => {
+      // A publishing failure must never reach the Exchange's emit loop.
+      try {
+        routeOutput(output, fanout);
+      } catch (error) {
+        debug(error);
+      }
+    });
+    this.wss.on("connection", (socket: WebSocket) => this.accept(socket));
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  get subscriptionCount(): number {
+    return this.registry.size;
+  }
+
+  unsentBytes(): number {
+    let total = 0;
+    for (const connection of this.connections) total += connection.socket.bufferedAmount;
+    return total;
+  }
+
+  closeIdle(code: number, reason: string): void {
+    for (const connection of this.connections) if (connection.socket.bufferedAmount === 0) this.close(connection, code, reason);
+  }
+
+  closeAll(code: number, reason: string): void {
+    for (const connection of this.connections) {
+      this.close(connection, code, reason);
+      if (connection.cutTimer !== undefined) continue;
+      connection.cutTimer = setTimeout(() => connection.socket.terminate(), CLOSE_GRACE_MS);
+      connection.cutTimer.unref();
+    }
+  }
+
+  resync(): number {
+    let closed = 0;
+    for (const connection of this.connections) if (this.close(connection, CLOSE_RESYNC, "resync")) closed++;
+    return closed;
+  }
+
+  private accept(socket: WebSocket): void {
+    const connection = new Connection(socket);
+    this.connections.add(connection);
+    connection.pingTimer = setInterval(() => {
+      if (connection.awaitingPong) return void socket.terminate();
+      connection.awaitingPong = true;
+      socket.ping();
+    }, this.pingIntervalMs);
+    connection.pingTimer.unref();
+    socket.on("pong", () => (connection.awaitingPong = false));
+    socket.on("close", () => {
+      clearInterval(connection.pingTimer);
+      clearTimeout(connection.cutTimer);
+      this.detach(connection);
+      this.connections.delete(connection);
+    });
+    socket.on("error", () => socket.terminate());
+    socket.on("message", (data) => {
+      try {
+        this.onFrame(connection, textOf(data));
+      } catch (error) {
+        debug(error);
+      }
+    });
+  }
+
+  /** Marks the connection closing, drops its subscriptions (no more frames cost anything), and closes it. */
+  private close(connection: Connection, code: number, reason: string): boolean {
+    if (connection.closing) return false;
+    this.detach(connection);
+    connection.socket.close(code, reason);
+    return true;
+  }
+
+  private detach(connection: Connection): void {
+    connection.closing = true;
+    for (const channel of connection.subscriptions) this.registry.remove(channel, connection);
+    connection.subscriptions.clear();
+  }
+
+  private deliver(connection: Connection, frame: Buffer): void {
+    if (connection.closing) return;
+    connection.socket.send(frame, TEXT);
+    this.checkBacklog(connection);
+  }
+
+  private reply(connection: Connection, frame: unknown): void {
+    if (connection.closing) return;
+    connection.socket.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+    this.checkBacklog(connection);
+  }
+
+  /** After every send: a backlog above the limit makes a slow consumer. */
+  private checkBacklog(connection: Connection): void {
+    if (connection.socket.bufferedAmount > this.slowConsumerBytes) this.close(connection, CLOSE_SLOW_CONSUMER, "slow consumer");
+  }
+
+  // -- the client-frame protocol ----------------------------------------------------------
+
+  private onFrame(connection: Connection, text: string): void {
+    if (connection.closing) return;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return this.error(connection, STREAM_ERROR_INVALID_JSON);
+    }
+    const fields = typeof frame === "object" && frame !== null && !Array.isArray(frame) ? (frame as Record<string, unknown>) : undefined;
+    switch (fields?.["type"]) {
+      case "ping":
+        return this.reply(connection, PONG);
+      case "subscribe":
+        return this.subscribe(connection, fields?.["channel"]);
+      case "unsubscribe":
+        return this.unsubscribe(connection, fields?.["channel"]);
+      default:
+        return this.error(connection, STREAM_ERROR_INVALID_TYPE);
+    }
+  }
+
+  private subscribe(connection: Connection, name: unknown): void {
+    const resolved = typeof name === "string" ? resolveChannel(name, this.context.exchange.marketsBySymbol) : undefined;
+    if (resolved === undefined) return this.error(connection, STREAM_ERROR_INVALID_CHANNEL_NAME, name);
+    const channel = name as string;
+    let contents: unknown;
+    if (channelHasSnapshot(resolved.kind)) {
+      try {
+        contents = takeSnapshot(this.context, resolved.kind, resolved.key);
+      } catch (failure) {
+        debug(failure);
+        this.drop(connection, resolved);
+        return this.error(connection, streamSnapshotErrorMessage(channel), channel);
+      }
+    }
+    // Same turn as the snapshot: the next update of this channel is the first one after it.
+    connection.subscriptions.add(this.registry.add(resolved, connection, channel));
+    this.reply(connection, contents === undefined ? { type: "subscribed", channel } : { type: "subscribed", channel, contents });
+  }
+
+  private unsubscribe(connection: Connection, name: unknown): void {
+    const resolved = typeof name === "string" ? resolveChannel(name, this.context.exchange.marketsBySymbol) : undefined;
+    if (resolved === undefined) return this.error(connection, STREAM_ERROR_INVALID_CHANNEL_NAME, name);
+    this.drop(connection, resolved);
+    this.reply(connection, { type: "unsubscribed", channel: name });
+  }
+
+  /** Ends the connection's subscription to the channel, if it holds one. */
+  private drop(connection: Connection, resolved: ResolvedChannel): void {
+    const held = this.registry.find(resolved.kind, resolved.key);
+    if (held !== undefined && connection.subscriptions.delete(held)) this.registry.remove(held, connection);
+  }
+
+  private error(connection: Connection, message: string, channel?: unknown): void {
+    this.reply(connection, typeof channel === "string" ? { type: "error", message, channel } : { type: "error", message });
+  }
+}
+
+function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data).toString("utf8");
 }

@@ -82,7 +82,7 @@ export class Chain<M> {
   private nextBlockTimer: number | undefined;
   private delayedUntil: Micros = -Infinity;
   private bustNextCount = 0;
-  private bustNextReason: BustReason | undefined;
+  private bustNextReason: BustReason | ((match: M) => BustReason) | undefined;
   readonly config: ChainConfig;
 
   constructor(
@@ -121,8 +121,8 @@ export class Chain<M> {
     return this.pending.map((entry) => entry.match);
   }
 
-  /** Busts the next `count` matches that would otherwise settle, with `reason`. */
-  bustNext(count: number, reason: BustReason): void {
+  /** Busts the next `count` matches that would otherwise settle, with `reason` (or the reason made for each match). */
+  bustNext(count: number, reason: BustReason | ((match: M) => BustReason)): void {
     assert(Number.isSafeInteger(count) && count >= 0, "bustNext count must be a non-negative integer");
     this.bustNextCount = count;
     this.bustNextReason = reason;
@@ -161,7 +161,7 @@ export class Chain<M> {
         stillPending.push(entry);
         continue;
       }
-      const reason = this.handler.validate(entry.match, blockTime) ?? this.injectedFault();
+      const reason = this.handler.validate(entry.match, blockTime) ?? this.injectedFault(entry.match);
       if (reason === undefined) {
         this.handler.settle(entry.match, blockTime);
         settled++;
@@ -174,10 +174,11 @@ export class Chain<M> {
     this.scheduleBlock(blockTime + this.config.blockIntervalMicros);
   }
 
-  private injectedFault(): BustReason | undefined {
+  private injectedFault(match: M): BustReason | undefined {
     if (this.bustNextCount > 0) {
       this.bustNextCount--;
-      return this.bustNextReason;
+      const reason = this.bustNextReason!;
+      return typeof reason === "function" ? reason(match) : reason;
     }
     if (this.config.bustProbability > 0 && this.rng.bernoulli(this.config.bustProbability)) {
       return this.config.injectedBustReason;
