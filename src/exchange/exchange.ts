@@ -451,7 +451,13 @@ export class Exchange {
 
   private createAccount(action: Extract<AdminAction, { action: "createAccount" }>, atMicros: Micros): ExchangeAnswer {
     const accountId = action.accountId ?? this.nextAccountId.value;
+    if (!Number.isSafeInteger(accountId) || accountId < 0) return adminError("INPUT_VALIDATION_ERROR", `accountId ${accountId} must be a non-negative integer`);
     if (this.risk.accountOwner(accountId) !== undefined) return adminError("INPUT_VALIDATION_ERROR", `accountId ${accountId} already exists`);
+    // Check every deposit before anything changes: the action applies whole or not at all.
+    for (const [asset, amount] of Object.entries(action.deposits ?? {})) {
+      const problem = this.depositProblem(asset, amount);
+      if (problem !== null) return adminError("INPUT_VALIDATION_ERROR", problem);
+    }
     if (!this.risk.hasWallet(action.wallet)) this.risk.createWallet(action.wallet);
     this.risk.createAccount(accountId, action.wallet);
     this.nextAccountId.value = Math.max(this.nextAccountId.value, accountId + 1);
@@ -463,9 +469,22 @@ export class Exchange {
     });
     for (const [asset, amount] of Object.entries(action.deposits ?? {})) {
       const deposit = this.balanceResult(this.risk.deposit(accountId, asset, amount, atMicros), [accountId]);
-      if (!deposit.ok) return deposit;
+      assert(deposit.ok, `a checked deposit of ${amount} ${asset} was refused`);
     }
     return { ok: true, payload: { accountId } };
+  }
+
+  /** Why a deposit would be refused, or null: unknown asset, WITHDRAWAL_ONLY, or an amount that is not a positive decimal. */
+  private depositProblem(asset: string, amount: string): string | null {
+    const state = this.risk.state.assets.get(asset);
+    if (state === undefined) return `deposits.${asset}: "${asset}" is not a configured asset`;
+    if (state.status !== "ENABLED") return `deposits.${asset}: ${asset} is ${state.status} and accepts no deposits`;
+    try {
+      if (!parseUnsigned(amount, `deposits.${asset}`).gt(0)) return `deposits.${asset} "${amount}" must be greater than 0`;
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return null;
   }
 
   private balanceResult(result: ReturnType<RiskEngine["deposit"]>, accountIds: readonly number[]): ExchangeAnswer {
@@ -478,6 +497,21 @@ export class Exchange {
   private marketAdmin(action: Extract<AdminAction, { action: "market" }>, atMicros: Micros): ExchangeAnswer {
     const market = this.marketsBySymbol.get(action.symbol);
     if (market === undefined) return adminError("SYMBOL_NOT_FOUND_ERROR", `symbol "${action.symbol}" does not resolve to a market`);
+    // Every check before any change: the action applies whole or not at all.
+    let settlementTicks: number | undefined;
+    if (action.closed === true) {
+      if (market.kind !== "perp") return adminError("INPUT_VALIDATION_ERROR", `only perp markets can be closed; ${market.symbol} is spot`);
+      if (this.risk.state.perps.get(market.marketId)!.closed) return adminError("INPUT_VALIDATION_ERROR", `${market.symbol} is already closed`);
+      const pending = [...this.risk.state.pending.values()].filter((match) => match.marketId === market.marketId).length;
+      if (pending > 0) return adminError("INPUT_VALIDATION_ERROR", `${market.symbol} has ${pending} matches waiting for their block: close it after they settle`);
+      if (action.settlementPrice !== undefined) {
+        const ticks = this.engine.market(market.marketId)!.units.toTicks(action.settlementPrice, "settlementPrice");
+        if (!ticks.ok) return adminError(ticks.error.code, ticks.error.message);
+        settlementTicks = ticks.value;
+      } else if (this.risk.markPriceTicks(market.marketId) === undefined) {
+        return adminError("INPUT_VALIDATION_ERROR", `${market.symbol} has no mark price: give a settlementPrice to close it`);
+      }
+    }
     if (action.halted !== undefined || action.reopening !== undefined || action.settlementPaused !== undefined || action.orderEntryDisabled !== undefined) {
       const halted = action.halted ?? action.orderEntryDisabled;
       this.engine.setMarketState({
@@ -489,12 +523,9 @@ export class Exchange {
       });
     }
     if (action.closed === true) {
-      if (market.kind !== "perp") return adminError("INPUT_VALIDATION_ERROR", `only perp markets can be closed; ${market.symbol} is spot`);
-      const settlementTicks = action.settlementPrice === undefined ? undefined : this.engine.market(market.marketId)!.units.toTicks(action.settlementPrice, "settlementPrice");
-      if (settlementTicks !== undefined && !settlementTicks.ok) return adminError(settlementTicks.error.code, settlementTicks.error.message);
       for (const owner of this.accountsWithOrders(market.marketId)) this.engine.cancelAll({ atMicros, accountId: owner, marketId: market.marketId });
       this.engine.setMarketState({ atMicros, marketId: market.marketId, halted: true });
-      const executions = this.risk.closeMarket(market.marketId, settlementTicks?.value, atMicros);
+      const executions = this.risk.closeMarket(market.marketId, settlementTicks, atMicros);
       for (const applied of executions) this.publishPerpExecution(applied, undefined);
     }
     return { ok: true, payload: { symbol: market.symbol } };

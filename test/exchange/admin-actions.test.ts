@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { Exchange } from "../../src/exchange/exchange.ts";
+import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
+import { START_MICROS, trustedConfig, wallet } from "./flow.ts";
+
+function fresh() {
+  const exchange = new Exchange({ config: trustedConfig(), startMicros: START_MICROS, seed: 3 });
+  const outputs: ExchangeOutput[] = [];
+  exchange.subscribe((output) => outputs.push(output));
+  return { exchange, outputs };
+}
+
+describe("admin actions apply whole or not at all", () => {
+  it("refuses an account whose deposits cannot be made, before creating it", () => {
+    const { exchange, outputs } = fresh();
+    const answer = exchange.handle({ kind: "admin", admin: { action: "createAccount", wallet: wallet(7), accountId: 9, deposits: { rUSD: "100", DOGE: "5" } } }, START_MICROS);
+    expect(answer).toMatchObject({ ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: expect.stringContaining("DOGE") } });
+    expect(exchange.risk.accountOwner(9)).toBeUndefined();
+    expect(outputs.filter((o) => o.kind !== "perpSummaries" && o.kind !== "spotSummaries" && o.kind !== "block")).toEqual([]);
+    const malformed = exchange.handle({ kind: "admin", admin: { action: "createAccount", wallet: wallet(7), deposits: { rUSD: "1e" } } }, START_MICROS);
+    expect(malformed).toMatchObject({ ok: false, error: { message: expect.stringContaining('"1e"') } });
+    expect(exchange.risk.accountsOf(wallet(7))).toEqual([]);
+    expect(exchange.handle({ kind: "admin", admin: { action: "createAccount", wallet: wallet(7), accountId: 9, deposits: { rUSD: "100" } } }, START_MICROS)).toEqual({
+      ok: true,
+      payload: { accountId: 9 },
+    });
+  });
+
+  it("refuses to close a spot market, or a perp without a price, without halting it", () => {
+    const { exchange } = fresh();
+    expect(exchange.handle({ kind: "admin", admin: { action: "market", symbol: "WETHRUSD", closed: true, halted: true } }, START_MICROS)).toMatchObject({ ok: false });
+    expect(exchange.engine.marketBySymbol("WETHRUSD")!.halted).toBe(false);
+    expect(exchange.handle({ kind: "admin", admin: { action: "market", symbol: "ETHRUSDPERP", closed: true } }, START_MICROS)).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("settlementPrice") },
+    });
+    expect(exchange.engine.marketBySymbol("ETHRUSDPERP")!.halted).toBe(false);
+    expect(exchange.handle({ kind: "admin", admin: { action: "market", symbol: "ETHRUSDPERP", closed: true, settlementPrice: "3000.001" } }, START_MICROS)).toMatchObject({
+      ok: false,
+      error: { error: "PRICE_QTY_BOUNDS_ERROR" },
+    });
+    expect(exchange.handle({ kind: "admin", admin: { action: "market", symbol: "ETHRUSDPERP", closed: true, settlementPrice: "3000" } }, START_MICROS)).toMatchObject({ ok: true });
+    expect(exchange.engine.marketBySymbol("ETHRUSDPERP")!.halted).toBe(true);
+  });
+});
