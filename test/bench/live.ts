@@ -1,0 +1,511 @@
+/**
+ * Live order-entry benchmark: the mock server in signed mode (every
+ * signature verified) on 127.0.0.1, and a load generator in its own process
+ * driving WebSocket order entry (/exec) over 4 connections, one tier-3
+ * wallet each (no open-order caps, rate limits raised so that they do not
+ * bind).
+ *
+ * - The parent (this file, no argument) starts the server on the wall clock
+ *   with 4 funded accounts and oracle prices (refreshed every 5 s: a price
+ *   older than 60 s is not fresh), and a bare `ws` echo server on its own
+ *   port; it forks the generator (this file again, with --load-generator,
+ *   so that run-all.ts does not take the generator for a benchmark) and
+ *   waits for its figures.
+ * - The generator builds every body with the SDK's plan builders and signs
+ *   it with the native fast signer BEFORE any timing starts: per connection
+ *   a warm-up slice and a measured slice of post-only GTC creates well away
+ *   from the touch (buys under the mark, sells over it) and cancels, by
+ *   clientOrderId, of the oldest still-open create, so the book stays
+ *   bounded. Nonces strictly increase per signer in sending order;
+ *   cancel deadlines are 540 s ahead (the cap is 600 s), GTC ones a year.
+ * - Each phase opens 4 connections, runs the warm-up slice (not measured),
+ *   then the measured slice with at most WINDOW requests in flight per
+ *   connection, timing each request from send to answer (hrtime). The echo
+ *   phase sends the very same frames to the echo server (same window, same
+ *   payloads), which is the floor: a socket round trip and nothing else.
+ *
+ * Prints one JSON line: accepted requests (creates and cancels) per second,
+ * rejections, p50/p99/p99.9 round trips, the echo floor and the p99 ratio.
+ * It never fails: a slow run is cut at the time budget and reported.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import type { Hex } from "viem";
+
+const CONNECTIONS = 4;
+const REQUESTS_PER_CONNECTION = 20_000;
+const WARMUP_PER_CONNECTION = 1_000;
+/** Requests in flight per connection (SHADOWBOOK_BENCH_WINDOW overrides it, to trade throughput for latency). */
+const WINDOW = windowFromEnv(process.env["SHADOWBOOK_BENCH_WINDOW"], 32);
+/** Creates sent before the first cancel: the open orders each account keeps. */
+const OPEN_ORDERS = 200;
+/** A measured phase stops sending after this long (the answers in flight are still awaited). */
+const PHASE_BUDGET_MS = 25_000;
+/** The whole run is abandoned after this long. */
+const RUN_BUDGET_MS = 75_000;
+const PRICE_REFRESH_MS = 5_000;
+const CANCEL_DEADLINE_SECONDS = 540;
+const SYMBOL = "ETHRUSDPERP";
+const MARK = 2000;
+const TARGET = { acceptedPerSec: 5_000, p99Ms: 10 };
+const GENERATOR_FLAG = "--load-generator";
+
+interface Party {
+  key: Hex;
+  accountId: number;
+}
+
+/** Parent to generator. */
+interface StartMessage {
+  kind: "start";
+  execUrl: string;
+  echoUrl: string;
+  nowMicros: number;
+  parties: Party[];
+}
+
+interface PhaseFigures {
+  /** Measured requests answered. */
+  requests: number;
+  accepted: number;
+  rejected: number;
+  /** Answers that were neither ok nor a rejection (the echo phase: every answer). */
+  other: number;
+  /** Measured requests sent but never answered within the budget. */
+  unanswered: number;
+  durationMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  rejections: Record<string, number>;
+  warmupRejections: Record<string, number>;
+}
+
+/** Generator to parent. */
+type ResultMessage = { kind: "result"; echo: PhaseFigures; live: PhaseFigures } | { kind: "error"; message: string };
+
+function windowFromEnv(text: string | undefined, fallback: number): number {
+  const value = Number(text);
+  return text !== undefined && Number.isSafeInteger(value) && value >= 1 ? value : fallback;
+}
+
+function privateKey(n: number): Hex {
+  return `0x${n.toString(16).padStart(64, "0")}`;
+}
+
+function round(value: number, digits: number): number {
+  if (!Number.isFinite(value)) return 0;
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// -- the load generator (child process) ---------------------------------------------------
+
+/** Monotonic milliseconds (hrtime). */
+function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** The frames of one connection, in sending order (ids are their indexes). */
+async function buildFrames(start: StartMessage): Promise<string[][]> {
+  const { createClient } = await import("../../src/client/client.ts");
+  const { createMarketDirectory } = await import("../../src/client/markets.ts");
+  const { createOrderPlan } = await import("../../src/client/actions/createOrder.ts");
+  const { cancelOrderPlan } = await import("../../src/client/actions/cancelOrder.ts");
+  const { DEFAULT_MARKETS } = await import("../../src/exchange/config.ts");
+  const { DEFAULT_SIGNING_CONFIG } = await import("../../src/signing/domain.ts");
+  const { createFastSigner } = await import("../../src/signing/fast-sign.ts");
+  const { privateKeySigner } = await import("../../src/client/signer.ts");
+
+  const markets = createMarketDirectory({
+    perp: DEFAULT_MARKETS.perpMarkets.map((m) => ({ symbol: m.symbol, marketId: m.marketId })),
+    spot: DEFAULT_MARKETS.spotMarkets.map((m) => ({ symbol: m.symbol, marketId: m.marketId })),
+  });
+  const noTransport = {
+    request(): never {
+      throw new Error("the benchmark sends pre-signed bodies itself");
+    },
+  };
+  const nowSeconds = Math.floor(start.nowMicros / 1_000_000);
+  const total = WARMUP_PER_CONNECTION + REQUESTS_PER_CONNECTION;
+
+  return start.parties.map((party, connection) => {
+    const signer = createFastSigner(party.key, DEFAULT_SIGNING_CONFIG);
+    const client = createClient({
+      transport: noTransport,
+      signer: privateKeySigner(party.key, { path: "fast", config: DEFAULT_SIGNING_CONFIG }),
+      accountId: party.accountId,
+      markets,
+      clock: { now: () => start.nowMicros },
+      retry: false,
+    });
+    let nonce = BigInt(start.nowMicros);
+    const open: string[] = [];
+    let created = 0;
+    const frames: string[] = [];
+    for (let i = 0; i < total; i++) {
+      nonce += 1n;
+      const attempt = { nowMicros: start.nowMicros, nonce: nonce.toString() };
+      const cancel = i >= OPEN_ORDERS && (i - OPEN_ORDERS) % 2 === 1 && open.length > 0;
+      let op: "createOrder" | "cancelOrder";
+      let body: Record<string, unknown>;
+      if (cancel) {
+        const clientOrderId = open.shift()!;
+        const built = cancelOrderPlan(client, { symbol: SYMBOL, clientOrderId, deadline: nowSeconds + CANCEL_DEADLINE_SECONDS }).build(attempt);
+        if (built.signed.kind !== "OrderCancel") throw new Error(`cancelOrder built a ${built.signed.kind} message`);
+        built.body.signature = signer.sign("OrderCancel", built.signed.message);
+        op = "cancelOrder";
+        body = built.body as unknown as Record<string, unknown>;
+      } else {
+        const isBuy = created % 2 === 0;
+        // 50.00 to 299.50 away from the mark, on the 0.01 tick: never at the touch, never crossing.
+        const offset = 50 + (created % 500) * 0.5;
+        const limitPx = (isBuy ? MARK - offset : MARK + offset).toFixed(2);
+        const clientOrderId = String((connection + 1) * 1_000_000_000 + created + 1);
+        created++;
+        const built = createOrderPlan(client, { symbol: SYMBOL, isBuy, qty: "0.01", limitPx, timeInForce: "GTC", postOnly: true, clientOrderId }).build(attempt);
+        if (built.signed.kind !== "Order") throw new Error(`createOrder built a ${built.signed.kind} message`);
+        built.body.signature = signer.sign("Order", built.signed.message);
+        open.push(clientOrderId);
+        op = "createOrder";
+        body = built.body as unknown as Record<string, unknown>;
+      }
+      frames.push(JSON.stringify({ type: op, id: String(i), payload: body }));
+    }
+    return frames;
+  });
+}
+
+interface Tally {
+  accepted: number;
+  rejected: number;
+  other: number;
+  rejections: Map<string, number>;
+}
+
+/**
+ * Sends frames[from..to) on one socket, at most WINDOW in flight, in order;
+ * records each round trip in `rttMs` (indexed from `from`); stops sending at
+ * `stopAtMs` and settles once everything sent is answered, or `giveUpAtMs`.
+ */
+function drive(
+  socket: import("ws").WebSocket,
+  frames: readonly string[],
+  from: number,
+  to: number,
+  rttMs: Float64Array,
+  tally: Tally,
+  stopAtMs: number,
+  giveUpAtMs: number,
+): Promise<{ sent: number; answered: number; lastAnswerMs: number }> {
+  return new Promise((resolve) => {
+    const sentAt = new Float64Array(to - from);
+    let next = from;
+    let sent = 0;
+    let answered = 0;
+    let lastAnswerMs = nowMs();
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(giveUp);
+      socket.off("message", onMessage);
+      socket.off("close", finish);
+      resolve({ sent, answered, lastAnswerMs });
+    };
+    const sendNext = (): void => {
+      const index = next++;
+      sentAt[index - from] = nowMs();
+      sent++;
+      socket.send(frames[index]!);
+    };
+    const onMessage = (data: import("ws").RawData): void => {
+      const at = nowMs();
+      let frame: { id?: unknown; ok?: unknown; type?: unknown; error?: { error?: unknown } };
+      try {
+        frame = JSON.parse(data.toString()) as typeof frame;
+      } catch {
+        tally.other++;
+        return;
+      }
+      const index = Number(frame.id);
+      if (!Number.isInteger(index) || index < from || index >= to) {
+        tally.other++;
+        return;
+      }
+      rttMs[index - from] = at - sentAt[index - from]!;
+      answered++;
+      lastAnswerMs = at;
+      if (frame.ok === true) tally.accepted++;
+      else if (frame.ok === false || frame.type === "error") {
+        tally.rejected++;
+        const code = typeof frame.error?.error === "string" ? frame.error.error : "UNKNOWN";
+        tally.rejections.set(code, (tally.rejections.get(code) ?? 0) + 1);
+      } else tally.other++;
+      if (next < to && at < stopAtMs) sendNext();
+      else if (answered === sent) finish();
+    };
+    socket.on("message", onMessage);
+    socket.once("close", finish);
+    const giveUp = setTimeout(finish, Math.max(0, giveUpAtMs - nowMs()));
+    while (next < to && sent < WINDOW) sendNext();
+    if (sent === 0) finish();
+  });
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+async function openSocket(url: string): Promise<import("ws").WebSocket> {
+  const { default: WebSocket } = await import("ws");
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  socket.on("error", () => undefined);
+  return socket;
+}
+
+/** One phase against `url`: a warm-up slice, then the measured slice on every connection at once. */
+async function runPhase(url: string, frames: readonly string[][]): Promise<PhaseFigures> {
+  const sockets = await Promise.all(frames.map(() => openSocket(url)));
+  try {
+    const warm: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
+    const warmStop = nowMs() + PHASE_BUDGET_MS;
+    await Promise.all(
+      sockets.map((socket, c) => drive(socket, frames[c]!, 0, WARMUP_PER_CONNECTION, new Float64Array(WARMUP_PER_CONNECTION), warm, warmStop, warmStop + 5_000)),
+    );
+
+    const tally: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
+    const rtts = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
+    const startMs = nowMs();
+    const stopAtMs = startMs + PHASE_BUDGET_MS;
+    const results = await Promise.all(
+      sockets.map((socket, c) => drive(socket, frames[c]!, WARMUP_PER_CONNECTION, frames[c]!.length, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)),
+    );
+    const endMs = Math.max(...results.map((r) => r.lastAnswerMs));
+    const answered = results.reduce((sum, r) => sum + r.answered, 0);
+    const sent = results.reduce((sum, r) => sum + r.sent, 0);
+    // Round trips of the answered requests only (a request never answered has no round trip).
+    const all = new Float64Array(answered);
+    let k = 0;
+    results.forEach((r, c) => {
+      const rtt = rtts[c]!;
+      for (let i = 0; i < r.sent; i++) if (rtt[i]! > 0 && k < answered) all[k++] = rtt[i]!;
+    });
+    const sorted = all.subarray(0, k).sort();
+    return {
+      requests: answered,
+      accepted: tally.accepted,
+      rejected: tally.rejected,
+      other: tally.other,
+      unanswered: sent - answered,
+      durationMs: endMs - startMs,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      p999Ms: percentile(sorted, 0.999),
+      rejections: Object.fromEntries(tally.rejections),
+      warmupRejections: Object.fromEntries(warm.rejections),
+    };
+  } finally {
+    for (const socket of sockets) socket.terminate();
+  }
+}
+
+async function generator(start: StartMessage): Promise<ResultMessage> {
+  const frames = await buildFrames(start);
+  const echo = await runPhase(start.echoUrl, frames);
+  const live = await runPhase(start.execUrl, frames);
+  return { kind: "result", echo, live };
+}
+
+function runGenerator(): void {
+  process.once("message", (message: StartMessage) => {
+    generator(message)
+      .catch((error: unknown): ResultMessage => ({ kind: "error", message: errorText(error) }))
+      .then((result) => {
+        process.send?.(result, () => process.disconnect());
+      });
+  });
+}
+
+// -- the server side (parent process) ----------------------------------------------------
+
+interface EchoServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function startEchoServer(): Promise<EchoServer> {
+  const { WebSocketServer } = await import("ws");
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, maxPayload: 1024 * 1024 });
+  wss.on("connection", (socket) => {
+    socket.on("error", () => socket.terminate());
+    socket.on("message", (data, isBinary) => socket.send(data, { binary: isBinary }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    wss.once("listening", () => resolve());
+    wss.once("error", reject);
+  });
+  const address = wss.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+function waitForResult(child: ChildProcess): Promise<ResultMessage> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: ResultMessage): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      settle({ kind: "error", message: `the load generator did not report within ${RUN_BUDGET_MS} ms` });
+    }, RUN_BUDGET_MS);
+    child.once("message", (message: ResultMessage) => settle(message));
+    child.once("exit", (code, signal) => settle({ kind: "error", message: `the load generator exited with ${code ?? signal} before reporting` }));
+    child.once("error", (error) => settle({ kind: "error", message: errorText(error) }));
+  });
+}
+
+function childExited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve();
+    }, 5_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function parent(): Promise<void> {
+  const { startLiveServer } = await import("../../src/live/serve.ts");
+  const { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig } = await import("../../src/exchange/config.ts");
+  const { DEFAULT_SIGNING_CONFIG } = await import("../../src/signing/domain.ts");
+  const { privateKeySigner } = await import("../../src/client/signer.ts");
+
+  // Room for every request of the run in one 60 s window, tenfold.
+  const orderPerWindow = 10 * (REQUESTS_PER_CONNECTION + WARMUP_PER_CONNECTION);
+  const config = defaultExchangeConfig(DEFAULT_SIGNING_CONFIG, {
+    gateway: {
+      ...DEFAULT_GATEWAY_CONFIG,
+      verifySignatures: true,
+      rateLimitsByTier: { ...DEFAULT_GATEWAY_CONFIG.rateLimitsByTier, 3: { orderPerWindow, cancelAllPerWindow: orderPerWindow } },
+      openOrderCapsByTier: { ...DEFAULT_GATEWAY_CONFIG.openOrderCapsByTier, 3: {} },
+    },
+  });
+  const running = await startLiveServer({ config, seed: 1, clock: "wall", startMicros: Date.now() * 1000, port: 0, drainMs: 2_000 });
+  const cleanups: (() => Promise<void> | void)[] = [() => running.close()];
+  try {
+    const driver = running.context.driver;
+    const admin = (action: Parameters<typeof driver.handle>[0]): Record<string, unknown> => {
+      const answer = driver.handle(action);
+      if (!answer.ok) throw new Error(`setup input ${JSON.stringify(action)} was refused: ${answer.error.message}`);
+      return answer.payload;
+    };
+    const parties: Party[] = [];
+    for (let c = 0; c < CONNECTIONS; c++) {
+      const key = privateKey(0xbe00 + c);
+      const wallet = privateKeySigner(key, { path: "fast" }).address;
+      const created = admin({ kind: "admin", admin: { action: "createAccount", wallet, deposits: { rUSD: "100000000" } } });
+      admin({ kind: "admin", admin: { action: "wallet", wallet, rateTier: 3 } });
+      parties.push({ key, accountId: Number(created["accountId"]) });
+    }
+    const publishPrices = (): void => {
+      admin({
+        kind: "prices",
+        prices: [
+          { asset: "WETH", price: String(MARK) },
+          { symbol: SYMBOL, price: String(MARK) },
+          { asset: "WBTC", price: "60000" },
+          { symbol: "BTCRUSDPERP", price: "60000" },
+        ],
+      });
+    };
+    publishPrices();
+    const refresh = setInterval(publishPrices, PRICE_REFRESH_MS);
+    cleanups.push(() => clearInterval(refresh));
+
+    const echo = await startEchoServer();
+    cleanups.push(() => echo.close());
+
+    const child = fork(import.meta.filename, [GENERATOR_FLAG], {
+      execArgv: ["--import", "tsx"],
+      cwd: process.cwd(),
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    cleanups.push(() => childExited(child));
+    const start: StartMessage = { kind: "start", execUrl: running.urls.exec, echoUrl: echo.url, nowMicros: driver.now(), parties };
+    child.send(start);
+    const result = await waitForResult(child);
+    if (result.kind === "error") {
+      console.log(JSON.stringify({ bench: "live", error: result.message }));
+      return;
+    }
+    const { live, echo: floor } = result;
+    if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(JSON.stringify({ live, echo: floor }));
+    console.log(
+      JSON.stringify({
+        bench: "live",
+        connections: CONNECTIONS,
+        requests: live.requests,
+        acceptedPerSec: Math.round((live.accepted / live.durationMs) * 1000) || 0,
+        rejected: live.rejected,
+        ...(live.unanswered > 0 ? { unanswered: live.unanswered } : {}),
+        p50Ms: round(live.p50Ms, 3),
+        p99Ms: round(live.p99Ms, 3),
+        p999Ms: round(live.p999Ms, 3),
+        echo: {
+          perSec: Math.round((floor.requests / floor.durationMs) * 1000) || 0,
+          p50Ms: round(floor.p50Ms, 3),
+          p99Ms: round(floor.p99Ms, 3),
+        },
+        ratioP99: round(live.p99Ms / floor.p99Ms, 1),
+        target: TARGET,
+      }),
+    );
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // Closing is best effort: a benchmark never fails.
+      }
+    }
+  }
+}
+
+if (process.argv.includes(GENERATOR_FLAG)) {
+  runGenerator();
+} else {
+  parent()
+    .catch((error: unknown) => {
+      console.log(JSON.stringify({ bench: "live", error: errorText(error) }));
+    })
+    .finally(() => {
+      process.exitCode = 0;
+      // Everything is closed by now; if a handle still lingers, do not hang on it.
+      setTimeout(() => process.exit(0), 5_000).unref();
+    });
+}
