@@ -34,6 +34,7 @@ export class AccountTable {
 
   /** A new live order: linked in if its account is indexed. */
   register(order: Order): void {
+    if (this.indexed.size === 0) return;
     const account = this.indexed.get(order.accountId);
     if (account !== undefined) link(account, order);
   }

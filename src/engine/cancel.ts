@@ -23,6 +23,11 @@ import { reject } from "./types.ts";
 export function cancelOrder(core: EngineCore, cmd: CancelOrderCommand): OrderUpdate | Rejection {
   const market = core.market(cmd.marketId);
   if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
+  if (cmd.orderId !== undefined) {
+    // The common case first: a live order of the account, by id, in this market.
+    const live = core.orders.get(core.orderIds.indexOf(cmd.orderId));
+    if (live !== undefined && live.accountId === cmd.accountId && live.market === market) return core.cancel(live, "USER_CANCEL");
+  }
   const order = locate(core, cmd);
   if ("ok" in order) return order;
   if (order.market !== market) {

@@ -28,11 +28,68 @@ import { armStop, findArmedStop } from "./stops.ts";
 import type { OrderUpdate } from "./events.ts";
 import type { CreateOrderCommand, EngineError, Rejection } from "./types.ts";
 import { reject } from "./types.ts";
+import { OWNER_ID_LIMIT } from "./open-orders.ts";
 import { checkBounds, checkCrossing, checkHalted, checkLifetime, checkOrderInput, checkTriggerBand } from "./validate.ts";
 
 export function createOrder(core: EngineCore, cmd: CreateOrderCommand): OrderUpdate | Rejection {
   const market = core.market(cmd.marketId);
   if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
+  if (passesAsPlainLimit(core, cmd, market)) {
+    const isIoc = cmd.timeInForce === "IOC";
+    return core.execute(new Order(cmd, null, core.orderIds.take(), market, cmd.qtyLots!, core.nowMicros), !isIoc);
+  }
+  return createChecked(core, cmd, market);
+}
+
+/**
+ * The common create, accepted without the full chain of checks: a LIMIT
+ * GTC or IOC with no client order id, expiry, trigger or reduce-only, whose
+ * every field is in range, in an open market with room, and which either
+ * does not cross or may. True only when every check of createChecked
+ * would pass (each condition here is one of theirs, or stricter), so the
+ * outcome is the same; anything else takes the full chain, which finds the
+ * rejection and its precedence.
+ */
+function passesAsPlainLimit(core: EngineCore, cmd: CreateOrderCommand, market: Market): boolean {
+  const tif = cmd.timeInForce;
+  const postOnly = cmd.postOnly === true;
+  if (
+    cmd.orderType !== "LIMIT" ||
+    (tif !== "GTC" && (tif !== "IOC" || postOnly)) ||
+    cmd.clientOrderId !== undefined ||
+    cmd.expiresAfterSec !== undefined ||
+    cmd.reduceOnly === true ||
+    (cmd.triggerTicks !== undefined && cmd.triggerTicks !== 0) ||
+    market.halted
+  ) {
+    return false;
+  }
+  const qty = cmd.qtyLots!;
+  const ownerId = cmd.ownerId;
+  // Number.isSafeInteger is false for anything but a number, so these also check the types.
+  if (
+    !Number.isSafeInteger(qty) ||
+    qty < market.units.minOrderLots ||
+    qty > core.maxOrderLots ||
+    !Number.isSafeInteger(cmd.priceTicks) ||
+    cmd.priceTicks <= 0 ||
+    !Number.isSafeInteger(cmd.accountId) ||
+    cmd.accountId < 0 ||
+    !Number.isSafeInteger(cmd.exchangeId) ||
+    cmd.exchangeId < 0 ||
+    !Number.isSafeInteger(ownerId) ||
+    ownerId < 0 ||
+    ownerId >= OWNER_ID_LIMIT
+  ) {
+    return false;
+  }
+  const book = market.book;
+  if (tif !== "IOC" && book.bids.orderCount + book.asks.orderCount >= core.config.maxRestingOrdersPerMarket) return false;
+  return !(postOnly || market.crossingUnavailable) || !book.wouldCross(cmd.isBuy, cmd.priceTicks);
+}
+
+/** createOrder through every check, in the documented precedence. */
+function createChecked(core: EngineCore, cmd: CreateOrderCommand, market: Market): OrderUpdate | Rejection {
   const problem =
     checkOrderInput(cmd, market) ?? checkBounds(cmd, market, core.maxOrderLots) ?? checkTiming(core, cmd, market) ?? checkState(core, cmd, market) ?? checkBook(core, cmd, market);
   if (problem !== null) return { ok: false, error: problem };
@@ -95,6 +152,5 @@ function checkBook(core: EngineCore, cmd: CreateOrderCommand, market: Market): E
 function newOrder(core: EngineCore, cmd: CreateOrderCommand, market: Market): Order {
   let qtyLots = cmd.qtyLots ?? 0;
   if (cmd.reduceOnly === true) qtyLots = Math.min(qtyLots, core.reducibleLots(cmd.accountId, market, cmd.isBuy));
-  const orderId = core.orderIds.next();
-  return new Order(cmd, orderId, core.orderIds.issued - 1, market, qtyLots, core.nowMicros);
+  return new Order(cmd, null, core.orderIds.take(), market, qtyLots, core.nowMicros);
 }

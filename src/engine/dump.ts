@@ -44,7 +44,7 @@ export function dumpState(core: EngineCore, switches: CancelAllAfterSwitches): E
   return {
     nowMicros: core.nowMicros,
     ordersIssued: core.orderIds.issued,
-    fillsIssued: Number(BigInt(core.fillIds.peek()) - core.config.firstFillId),
+    fillsIssued: core.fillIds.issued,
     lastSequenceNumber: core.sequence.current,
     markets: core.markets.map(dumpMarket),
     orders: [...core.orders.all()].map(dumpOrder),

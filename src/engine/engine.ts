@@ -31,7 +31,7 @@ import { checkInvariants, dumpState, type EngineStateDump } from "./dump.ts";
 import { EngineCore } from "./lifecycle.ts";
 import { Market } from "./market.ts";
 import { modifyOrder } from "./modify.ts";
-import type { OpenOrderFigures } from "./open-orders.ts";
+import type { OpenOrderFigures, OpenOrderUnits } from "./open-orders.ts";
 import type { Order } from "./order.ts";
 import { fireDueStops, followPosition } from "./stops.ts";
 import { ManualScheduler } from "./timers.ts";
@@ -89,6 +89,13 @@ export interface CancelForReasonCommand {
 
 export interface DepthResult extends DepthLevels {
   readonly updatedAtMicros: number;
+}
+
+/** OpenOrderImpact in integer units of 10^-openOrderNotionalDecimals USD. */
+export interface OpenOrderImpactUnits {
+  readonly ownerId: number;
+  readonly countDelta: number;
+  readonly notionalDeltaUnits: bigint;
 }
 
 export interface OpenOrderImpact {
@@ -267,6 +274,41 @@ export class Engine {
     return this.core.openOrders.figures(ownerId);
   }
 
+  /**
+   * openOrderFigures in integer units of 10^-openOrderNotionalDecimals USD:
+   * with openOrderImpactUnitsOf* and openOrderNotionalUnits (for a cap),
+   * a per-order cap check needs no decimal arithmetic.
+   */
+  openOrderUnits(ownerId: number): OpenOrderUnits {
+    return this.core.openOrders.unitFigures(ownerId);
+  }
+
+  /** The decimals of the integer notional unit of openOrderUnits and openOrderImpactUnitsOf*. */
+  get openOrderNotionalDecimals(): number {
+    return this.core.openOrders.notionalDecimals;
+  }
+
+  /** A USD amount (a notional cap) in the integer notional unit, rounded down: `units > openOrderNotionalUnits(cap)` iff `units > cap`. */
+  openOrderNotionalUnits(usd: Dec | string): bigint {
+    return this.core.openOrders.floorUnits(new Dec(usd));
+  }
+
+  /** openOrderImpactOfCreate in integer notional units. */
+  openOrderImpactUnitsOfCreate(cmd: CreateOrderCommand): OpenOrderImpactUnits {
+    const market = this.core.market(cmd.marketId);
+    if (market === undefined || !restsAsLimit(cmd)) return { ownerId: cmd.ownerId, countDelta: 0, notionalDeltaUnits: 0n };
+    return { ownerId: cmd.ownerId, countDelta: 1, notionalDeltaUnits: this.core.openOrders.unitsOf(market, cmd.qtyLots!, cmd.priceTicks) };
+  }
+
+  /** openOrderImpactOfModify in integer notional units. */
+  openOrderImpactUnitsOfModify(cmd: ModifyOrderCommand): OpenOrderImpactUnits {
+    const order = this.modifyTarget(cmd);
+    if (order === undefined || !restsAsLimit(cmd)) return { ownerId: cmd.ownerId, countDelta: 0, notionalDeltaUnits: 0n };
+    const table = this.core.openOrders;
+    const after = table.unitsOf(order.market, Math.max(0, cmd.qtyLots! - order.cumLots), cmd.priceTicks);
+    return { ownerId: cmd.ownerId, countDelta: 0, notionalDeltaUnits: after - table.unitsOf(order.market, order.remainingLots, order.priceTicks) };
+  }
+
   /** What a create would add to its owner's open-order figures if it rested in full (0 for IOC and stops). */
   openOrderImpactOfCreate(cmd: CreateOrderCommand): OpenOrderImpact {
     const market = this.core.market(cmd.marketId);
@@ -321,12 +363,18 @@ export class Engine {
   }
 
   private begin(atMicros: number): void {
-    assert(!this.busy, "the engine is not re-entered from its sink or hooks");
-    if (!Number.isSafeInteger(atMicros)) throw new RangeError(`atMicros ${atMicros} is not a safe integer of microseconds`);
+    if (this.busy || !Number.isSafeInteger(atMicros)) this.refuse(atMicros);
     if (this.manual !== null) this.manual.advanceTo(atMicros);
-    if (atMicros < this.core.nowMicros) throw new RangeError(`command at ${atMicros} is before the engine's time ${this.core.nowMicros}`);
+    if (atMicros < this.core.nowMicros) this.refuse(atMicros);
     this.core.nowMicros = atMicros;
     this.busy = true;
+  }
+
+  /** Throws for a command that cannot begin (re-entered, a bad time, a time in the past). */
+  private refuse(atMicros: number): never {
+    assert(!this.busy, "the engine is not re-entered from its sink or hooks");
+    if (!Number.isSafeInteger(atMicros)) throw new RangeError(`atMicros ${atMicros} is not a safe integer of microseconds`);
+    throw new RangeError(`command at ${atMicros} is before the engine's time ${this.core.nowMicros}`);
   }
 
   private end(): void {

@@ -15,7 +15,7 @@
  * into the engine: events are emitted while a command runs.
  */
 import { MICROS_PER_SECOND } from "../core/time.ts";
-import { cancelReasonOfFlags, postOnlyOfFlags, statusOfFlags, triggeredOfFlags, type Order } from "./order.ts";
+import { cancelReasonOfFlags, ON_ORDER_CHANGES, onOrderChangesOfFlags, postOnlyOfFlags, statusOfFlags, triggeredOfFlags, type Order } from "./order.ts";
 import type { CancelReason, Fill, FillProposal, FillVerdict, OrderResponse, OrderStatus } from "./types.ts";
 
 export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
@@ -39,36 +39,61 @@ export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
  * of the command that produced it (createOrder answers with the taker's
  * final row, or a stop's arming row; modifyOrder and cancelOrder with the
  * order's new row), so a command allocates one object for both.
+ *
+ * A row is immutable and may be kept (the exchange keeps rows in its order
+ * history): it copies the order's changing state (price, quantities, the
+ * packed status flags, the update time in two small integers) and refers
+ * to the order for the fields that never change. `ok`, the enums and the
+ * ids are read through getters on the prototype, so a row costs one small
+ * object; the first fill id is kept as its index in the fill-id sequence
+ * and its text built when read.
  */
 export class OrderUpdate implements OrderResponse {
-  readonly ok = true as const;
-  readonly priceTicks: number;
-  readonly triggerTicks: number;
-  readonly qtyLots: number;
-  readonly cumLots: number;
-  readonly expiresAfterSec: number;
-  private readonly flags: number;
-  private readonly updatedSec: number;
-  private readonly updatedMicros: number;
+  // Declared fields, assigned once in the constructor (one hidden class, one write each).
+  /** The order (read only its identity fields: the rest moves on). */
+  declare readonly order: Order;
+  declare readonly sequenceNumber: number;
+  /** Lots executed by this update; 0 when it is not a fill update. */
+  declare readonly execLots: number;
+  /** Index of the first fill in the fill-id sequence, or -1 when the update has no fill. */
+  declare private readonly firstFill: number;
+  declare readonly fillCount: number;
+  declare readonly priceTicks: number;
+  declare readonly triggerTicks: number;
+  declare readonly qtyLots: number;
+  declare readonly cumLots: number;
+  declare readonly expiresAfterSec: number;
+  declare private readonly flags: number;
+  declare private readonly updatedSec: number;
+  declare private readonly updatedMicros: number;
 
-  constructor(
-    /** The order (read only its identity fields: the rest moves on). */
-    readonly order: Order,
-    readonly sequenceNumber: number,
-    /** Lots executed by this update; 0 when it is not a fill update. */
-    readonly execLots: number,
-    readonly firstFillId: string | null,
-    readonly fillCount: number,
-    readonly onOrderChanges: boolean,
-  ) {
+  constructor(order: Order, sequenceNumber: number, execLots: number, firstFill: number, fillCount: number, onOrderChanges: boolean) {
+    this.order = order;
+    this.sequenceNumber = sequenceNumber;
+    this.execLots = execLots;
+    this.firstFill = firstFill;
+    this.fillCount = fillCount;
     this.priceTicks = order.priceTicks;
     this.triggerTicks = order.triggerTicks;
     this.qtyLots = order.qtyLots;
     this.cumLots = order.cumLots;
     this.expiresAfterSec = order.expiresAfterSec;
-    this.flags = order.stateFlags;
+    this.flags = onOrderChanges ? order.stateFlags | ON_ORDER_CHANGES : order.stateFlags;
     this.updatedSec = order.lastUpdateSec;
     this.updatedMicros = order.lastUpdateMicros;
+  }
+
+  get ok(): true {
+    return true;
+  }
+
+  /** False for the one row of a createOrder IOC taker (not published on orderChanges). */
+  get onOrderChanges(): boolean {
+    return onOrderChangesOfFlags(this.flags);
+  }
+
+  get firstFillId(): string | null {
+    return this.firstFill < 0 ? null : this.order.market.ids!.fills.text(this.firstFill);
   }
 
   get status(): OrderStatus {
@@ -108,25 +133,108 @@ export class OrderUpdate implements OrderResponse {
   }
 }
 
+const TAKER_FILLED = 1;
+const MAKER_FILLED = 2;
+
+/**
+ * One match (a Fill), or a proposed one (fill index -1, fillId ""). It is
+ * immutable and may be kept. The identity of both orders (ids, accounts,
+ * owners, side, reduce-only) never changes, so it is read from the orders
+ * themselves; what the fill alone knows (price, quantity, time, whether it
+ * completed each order) is copied. The fill id is kept as its index in the
+ * fill-id sequence; its text is built on first read and kept.
+ */
 export class FillRecord implements Fill {
+  /** Index in the fill-id sequence; -1 for a proposal (no id yet). */
+  declare readonly fillIndex: number;
+  declare private readonly taker: Order;
+  declare private readonly maker: Order;
+  declare readonly priceTicks: number;
+  declare readonly qtyLots: number;
+  declare private idText: string | null;
+  declare private readonly atSec: number;
+  declare private readonly atMicrosPart: number;
+  declare private readonly filled: number;
+
   constructor(
-    readonly fillId: string,
-    readonly marketId: number,
-    readonly atMicros: number,
-    readonly priceTicks: number,
-    readonly qtyLots: number,
-    readonly takerSide: "B" | "A",
-    readonly takerAccountId: number,
-    readonly takerOrderId: string,
-    readonly takerOwnerId: number,
-    readonly takerReduceOnly: boolean,
-    readonly takerFilled: boolean,
-    readonly makerAccountId: number,
-    readonly makerOrderId: string,
-    readonly makerOwnerId: number,
-    readonly makerReduceOnly: boolean,
-    readonly makerFilled: boolean,
-  ) {}
+    fillIndex: number,
+    taker: Order,
+    maker: Order,
+    priceTicks: number,
+    qtyLots: number,
+    atSec: number,
+    atMicrosPart: number,
+    takerFilled: boolean,
+    makerFilled: boolean,
+  ) {
+    this.fillIndex = fillIndex;
+    this.taker = taker;
+    this.maker = maker;
+    this.priceTicks = priceTicks;
+    this.qtyLots = qtyLots;
+    this.idText = null;
+    this.atSec = atSec;
+    this.atMicrosPart = atMicrosPart;
+    this.filled = (takerFilled ? TAKER_FILLED : 0) | (makerFilled ? MAKER_FILLED : 0);
+  }
+
+  get fillId(): string {
+    const text = this.idText;
+    if (text !== null) return text;
+    return (this.idText = this.fillIndex < 0 ? "" : this.taker.market.ids!.fills.text(this.fillIndex));
+  }
+
+  get marketId(): number {
+    return this.taker.market.marketId;
+  }
+
+  get atMicros(): number {
+    return this.atSec * MICROS_PER_SECOND + this.atMicrosPart;
+  }
+
+  get takerSide(): "B" | "A" {
+    return this.taker.isBuy ? "B" : "A";
+  }
+
+  get takerAccountId(): number {
+    return this.taker.accountId;
+  }
+
+  get takerOrderId(): string {
+    return this.taker.orderId;
+  }
+
+  get takerOwnerId(): number {
+    return this.taker.ownerId;
+  }
+
+  get takerReduceOnly(): boolean {
+    return this.taker.settlesReduceOnly;
+  }
+
+  get takerFilled(): boolean {
+    return (this.filled & TAKER_FILLED) !== 0;
+  }
+
+  get makerAccountId(): number {
+    return this.maker.accountId;
+  }
+
+  get makerOrderId(): string {
+    return this.maker.orderId;
+  }
+
+  get makerOwnerId(): number {
+    return this.maker.ownerId;
+  }
+
+  get makerReduceOnly(): boolean {
+    return this.maker.settlesReduceOnly;
+  }
+
+  get makerFilled(): boolean {
+    return (this.filled & MAKER_FILLED) !== 0;
+  }
 }
 
 export interface EngineSink {

@@ -6,6 +6,7 @@ export type {
   DepthResult,
   EngineOptions,
   OpenOrderImpact,
+  OpenOrderImpactUnits,
   PositionChangedCommand,
   SetMarketStateCommand,
   SetMarkPriceCommand,
@@ -21,6 +22,6 @@ export type { UnitsResult } from "./units.ts";
 export { ManualScheduler } from "./timers.ts";
 export type { Market } from "./market.ts";
 export type { Order } from "./order.ts";
-export type { OpenOrderFigures } from "./open-orders.ts";
+export type { OpenOrderFigures, OpenOrderUnits } from "./open-orders.ts";
 export type { EngineStateDump } from "./dump.ts";
 export * from "./wire.ts";

@@ -7,13 +7,20 @@ import { assert } from "../core/assert.ts";
 import type { Order } from "./order.ts";
 
 export class PriceLevel {
-  head: Order | null = null;
-  tail: Order | null = null;
+  declare readonly priceTicks: number;
+  declare head: Order | null;
+  declare tail: Order | null;
   /** Sum of the remaining lots of the orders in the queue. */
-  totalLots = 0;
-  orderCount = 0;
+  declare totalLots: number;
+  declare orderCount: number;
 
-  constructor(readonly priceTicks: number) {}
+  constructor(priceTicks: number) {
+    this.priceTicks = priceTicks;
+    this.head = null;
+    this.tail = null;
+    this.totalLots = 0;
+    this.orderCount = 0;
+  }
 
   get isEmpty(): boolean {
     return this.head === null;

@@ -8,35 +8,42 @@
  * never reaches this file.
  */
 import { assert } from "../core/assert.ts";
-import { IdGenerator, SequenceCounter } from "../core/ids.ts";
+import { SequenceCounter } from "../core/ids.ts";
 import type { Scheduler } from "../core/scheduler.ts";
 import { MICROS_PER_SECOND } from "../core/time.ts";
 import { AccountTable } from "./accounts.ts";
 import { FillRecord, OrderUpdate, type EngineHooks, type EngineSink } from "./events.ts";
 import type { Market } from "./market.ts";
 import { matchTaker, MatchRound, type MatchHost } from "./matcher.ts";
-import { NO_TIMER, type Order } from "./order.ts";
-import { OrderIds, OrderTable } from "./order-table.ts";
+import { NO_TIMER, reasonCode, STATUS_CANCELLED, STATUS_FILLED, type Order } from "./order.ts";
+import { EngineIds, IdCounter, OrderIds, OrderTable } from "./order-table.ts";
 import { OpenOrderTable } from "./open-orders.ts";
 import { maxOrderLots } from "./validate.ts";
 import type { CancelReason, EngineConfig, FillVerdict, OrderStatus } from "./types.ts";
 
+/** Market ids below this are looked up in an array rather than a Map. */
+const DENSE_MARKET_IDS = 1 << 16;
+
 export class EngineCore implements MatchHost {
   readonly orderIds: OrderIds;
-  readonly fillIds: IdGenerator;
+  readonly fillIds: IdCounter;
   readonly sequence: SequenceCounter;
   readonly orders = new OrderTable();
   readonly accounts = new AccountTable(() => this.orders.all());
   readonly openOrders: OpenOrderTable;
   readonly round = new MatchRound();
-  /** Virtual time of the command or timer being handled. */
-  nowMicros = 0;
   /** The largest qty of one order (validate.ts maxOrderLots). */
   readonly maxOrderLots: number;
+  /** Virtual time of the command or timer being handled, and its two halves (whole seconds, microseconds) for the rows. */
+  private now = 0;
+  private nowSec = 0;
+  private nowMicrosPart = 0;
   /** Markets touched by the current command: the first `touchedCount` entries. */
   private readonly touched: Market[] = [];
   private touchedCount = 0;
   private readonly marketById = new Map<number, Market>();
+  /** By market id when every id is a small non-negative integer; otherwise null (the Map answers). */
+  private readonly denseMarkets: (Market | undefined)[] | null;
   private readonly checkFill: EngineHooks["checkFill"] | null;
 
   constructor(
@@ -48,19 +55,42 @@ export class EngineCore implements MatchHost {
     customCheckFill: boolean,
   ) {
     this.orderIds = new OrderIds(config.firstOrderId);
-    this.fillIds = new IdGenerator(config.firstFillId);
+    this.fillIds = new IdCounter(config.firstFillId);
+    const ids = new EngineIds(this.orderIds, this.fillIds);
     this.sequence = new SequenceCounter(config.firstSequenceNumber);
     this.openOrders = new OpenOrderTable(markets);
     this.maxOrderLots = maxOrderLots(config.maxRestingOrdersPerMarket);
     this.checkFill = customCheckFill ? hooks.checkFill : null;
+    let dense = true;
     for (const market of markets) {
       assert(!this.marketById.has(market.marketId), `market id ${market.marketId} is registered once`);
       this.marketById.set(market.marketId, market);
+      market.ids = ids;
+      if (!Number.isInteger(market.marketId) || market.marketId < 0 || market.marketId >= DENSE_MARKET_IDS) dense = false;
+    }
+    this.denseMarkets = dense ? [] : null;
+    if (this.denseMarkets !== null) {
+      const maxId = Math.max(-1, ...markets.map((market) => market.marketId));
+      for (let id = 0; id <= maxId; id++) this.denseMarkets.push(this.marketById.get(id));
     }
   }
 
+  get nowMicros(): number {
+    return this.now;
+  }
+
+  set nowMicros(atMicros: number) {
+    if (atMicros === this.now) return;
+    this.now = atMicros;
+    const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
+    this.nowSec = seconds;
+    this.nowMicrosPart = atMicros - seconds * MICROS_PER_SECOND;
+  }
+
   market(marketId: number): Market | undefined {
-    return this.marketById.get(marketId);
+    const dense = this.denseMarkets;
+    if (dense === null) return this.marketById.get(marketId);
+    return marketId >= 0 && marketId < dense.length && (marketId | 0) === marketId ? dense[marketId] : undefined;
   }
 
   /** Lots an order on this side could reduce of the account's position (<= 0: nothing to reduce). */
@@ -71,9 +101,13 @@ export class EngineCore implements MatchHost {
 
   // -- events --------------------------------------------------------------
 
-  /** Emits the order's current state as a row; the row is also the command's response. */
-  emit(order: Order, execLots: number, firstFillId: string | null, fillCount: number, onOrderChanges: boolean): OrderUpdate {
-    const update = new OrderUpdate(order, this.sequence.next(), execLots, firstFillId, fillCount, onOrderChanges);
+  /**
+   * Emits the order's current state as a row; the row is also the command's
+   * response. `firstFill`: index of the row's first fill in the fill-id
+   * sequence, or -1.
+   */
+  emit(order: Order, execLots: number, firstFill: number, fillCount: number, onOrderChanges: boolean): OrderUpdate {
+    const update = new OrderUpdate(order, this.sequence.next(), execLots, firstFill, fillCount, onOrderChanges);
     this.sink.orderUpdate(update);
     return update;
   }
@@ -88,13 +122,14 @@ export class EngineCore implements MatchHost {
   /** At the end of a command: one depthChanged per market whose aggregates changed. */
   flushDepthNotices(): void {
     const count = this.touchedCount;
+    if (count === 0) return;
     this.touchedCount = 0;
     for (let i = 0; i < count; i++) {
       const market = this.touched[i]!;
       market.depthNoticePending = false;
       if (!market.book.takeChanged()) continue;
-      market.book.depthUpdatedAtMicros = this.nowMicros;
-      this.sink.depthChanged(market.marketId, this.nowMicros);
+      market.book.depthUpdatedAtMicros = this.now;
+      this.sink.depthChanged(market.marketId, this.now);
     }
   }
 
@@ -110,23 +145,25 @@ export class EngineCore implements MatchHost {
   /** Queues a LIMIT (or a fired child) at the back of its level and counts it. */
   rest(order: Order): void {
     const market = order.market;
-    market.book.sideOf(order.isBuy).add(order);
+    const book = market.book;
+    (order.isBuy ? book.bids : book.asks).add(order);
     this.openOrders.count(order);
     if (!order.live) this.register(order);
-    if (order.timeInForce === "GTT" && order.timerId === NO_TIMER) this.scheduleExpiry(order, order.expiresAfterSec * MICROS_PER_SECOND);
+    if (order.isGtt && order.timerId === NO_TIMER) this.scheduleExpiry(order, order.expiresAfterSec * MICROS_PER_SECOND);
     this.touch(market);
   }
 
   /** Takes a resting order out of the book and the accounting (it stays registered). */
   unrest(order: Order): void {
     this.openOrders.uncount(order);
-    order.market.book.sideOf(order.isBuy).remove(order);
+    const book = order.market.book;
+    (order.isBuy ? book.bids : book.asks).remove(order);
     this.touch(order.market);
   }
 
   /** Ends an order: FILLED or CANCELLED, out of the book, the trigger book, the tables and the timers. */
   retire(order: Order, status: Exclude<OrderStatus, "OPEN">, reason: CancelReason | null): void {
-    assert(order.status === "OPEN", "only an open order ends");
+    assert(order.isOpen, "only an open order ends");
     assert((status === "CANCELLED") === (reason !== null), "a cancel has a reason and only a cancel");
     if (order.isArmed) order.market.triggers.remove(order);
     if (order.level !== null) this.unrest(order);
@@ -140,16 +177,15 @@ export class EngineCore implements MatchHost {
       this.scheduler.cancel(order.timerId);
       order.timerId = NO_TIMER;
     }
-    order.status = status;
-    order.cancelReason = reason;
-    order.lastUpdateAtMicros = this.nowMicros;
-    this.orders.setStatus(order.index, status);
+    const code = status === "FILLED" ? STATUS_FILLED : STATUS_CANCELLED;
+    order.finish(code, reasonCode(reason), this.nowSec, this.nowMicrosPart);
+    this.orders.setStatusCode(order.index, code);
   }
 
   /** Cancels a live order for `reason` and emits its final row. */
   cancel(order: Order, reason: CancelReason): OrderUpdate {
     this.retire(order, "CANCELLED", reason);
-    return this.emit(order, 0, null, 0, true);
+    return this.emit(order, 0, -1, 0, true);
   }
 
   scheduleExpiry(order: Order, atMicros: number): void {
@@ -175,61 +211,62 @@ export class EngineCore implements MatchHost {
    * returns its response.
    */
   execute(order: Order, onOrderChanges: boolean): OrderUpdate {
-    const market = order.market;
+    const book = order.market.book;
+    const makers = order.isBuy ? book.asks : book.bids;
     const cumBefore = order.cumLots;
-    if (market.book.wouldCross(order.isBuy, order.priceTicks)) matchTaker(this, order, market.book.oppositeOf(order.isBuy), this.round);
-    else this.round.reset();
     const round = this.round;
-    order.lastUpdateAtMicros = this.nowMicros;
+    if (makers.isCrossedBy(order.priceTicks)) matchTaker(this, order, makers, round);
+    else round.reset();
+    order.touchedAt(this.nowSec, this.nowMicrosPart);
     if (order.cumLots === order.qtyLots) this.retire(order, "FILLED", null);
-    else if (round.stop === "self-trade") this.retire(order, "CANCELLED", "SELF_TRADE_PREVENTION");
-    else if (round.stop === "risk-rejected") this.retire(order, "CANCELLED", "RISK_REJECTED");
-    else if (order.timeInForce === "IOC") this.retire(order, "CANCELLED", order.cumLots === cumBefore ? "NO_LIQUIDITY" : "IOC_REMAINDER");
+    else if (round.stop !== "none" || order.isIoc) this.cancelRemainder(order, round.stop, cumBefore);
     else this.rest(order);
-    return this.emit(order, round.execLots, round.firstFillId, round.fillCount, onOrderChanges);
+    return this.emit(order, round.execLots, round.firstFill, round.fillCount, onOrderChanges);
+  }
+
+  /** A taker's remainder that does not rest: stopped by self-trade prevention or risk, or an IOC's. */
+  private cancelRemainder(order: Order, stop: MatchRound["stop"], cumBefore: number): void {
+    if (stop === "self-trade") this.retire(order, "CANCELLED", "SELF_TRADE_PREVENTION");
+    else if (stop === "risk-rejected") this.retire(order, "CANCELLED", "RISK_REJECTED");
+    else this.retire(order, "CANCELLED", order.cumLots === cumBefore ? "NO_LIQUIDITY" : "IOC_REMAINDER");
   }
 
   verdict(taker: Order, maker: Order, lots: number, priceTicks: number): FillVerdict {
     if (this.checkFill === null) return "ok";
     // The proposal is the fill it would be, without a fill id yet (ids are taken only by fills that happen).
-    return this.checkFill(this.fillRecord("", taker, maker, lots, priceTicks));
+    return this.checkFill(this.fillRecord(-1, taker, maker, lots, priceTicks));
   }
 
   applyFill(taker: Order, maker: Order, lots: number, priceTicks: number, round: MatchRound): void {
-    const fill = this.fillRecord(this.fillIds.next(), taker, maker, lots, priceTicks);
-    const fillId = fill.fillId;
+    const fillIndex = this.fillIds.take();
+    const fill = this.fillRecord(fillIndex, taker, maker, lots, priceTicks);
+    const makerFilled = lots === maker.qtyLots - maker.cumLots;
     taker.cumLots += lots;
     maker.cumLots += lots;
-    maker.lastUpdateAtMicros = this.nowMicros;
-    maker.market.book.sideOf(maker.isBuy).reduce(maker, lots);
+    maker.touchedAt(this.nowSec, this.nowMicrosPart);
+    const book = maker.market.book;
+    (maker.isBuy ? book.bids : book.asks).reduce(maker, lots);
     this.touch(maker.market);
     this.openOrders.reduce(maker, lots);
-    if (round.fillCount === 0) round.firstFillId = fillId;
+    if (round.fillCount === 0) round.firstFill = fillIndex;
     round.fillCount += 1;
     round.execLots += lots;
     this.sink.fill(fill);
-    if (fill.makerFilled) this.retire(maker, "FILLED", null);
-    this.emit(maker, lots, fillId, 1, true);
+    if (makerFilled) this.retire(maker, "FILLED", null);
+    this.emit(maker, lots, fillIndex, 1, true);
   }
 
-  /** The fill of `lots` at `priceTicks`, described before the quantities move. */
-  private fillRecord(fillId: string, taker: Order, maker: Order, lots: number, priceTicks: number): FillRecord {
+  /** The fill of `lots` at `priceTicks` (fill index -1: a proposal), described before the quantities move. */
+  private fillRecord(fillIndex: number, taker: Order, maker: Order, lots: number, priceTicks: number): FillRecord {
     return new FillRecord(
-      fillId,
-      taker.market.marketId,
-      this.nowMicros,
+      fillIndex,
+      taker,
+      maker,
       priceTicks,
       lots,
-      taker.isBuy ? "B" : "A",
-      taker.accountId,
-      taker.orderId,
-      taker.ownerId,
-      taker.settlesReduceOnly,
+      this.nowSec,
+      this.nowMicrosPart,
       lots === taker.qtyLots - taker.cumLots,
-      maker.accountId,
-      maker.orderId,
-      maker.ownerId,
-      maker.settlesReduceOnly,
       lots === maker.qtyLots - maker.cumLots,
     );
   }

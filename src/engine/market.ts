@@ -8,6 +8,7 @@ import { MarketUnits } from "./units.ts";
 import type { MarketKind, MarketSpec } from "./types.ts";
 import type { DepthStream } from "./depth.ts";
 import type { Order } from "./order.ts";
+import type { EngineIds } from "./order-table.ts";
 
 export class Market {
   readonly marketId: number;
@@ -26,6 +27,8 @@ export class Market {
   depthStream: DepthStream | null = null;
   /** Set while a command that touched the book has not yet reported depth changes. */
   depthNoticePending = false;
+  /** The engine's id counters (set by the engine): the text of order and fill ids. */
+  ids: EngineIds | null = null;
 
   /** `index`: the market's place in the registry (open-order sums are indexed by it). */
   constructor(spec: MarketSpec, readonly index: number) {

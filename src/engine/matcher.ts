@@ -36,13 +36,14 @@ export type RoundStop = "none" | "self-trade" | "risk-rejected";
 export class MatchRound {
   execLots = 0;
   fillCount = 0;
-  firstFillId: string | null = null;
+  /** Index of the round's first fill in the fill-id sequence, or -1. */
+  firstFill = -1;
   stop: RoundStop = "none";
 
   reset(): void {
     this.execLots = 0;
     this.fillCount = 0;
-    this.firstFillId = null;
+    this.firstFill = -1;
     this.stop = "none";
   }
 }

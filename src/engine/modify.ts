@@ -126,7 +126,7 @@ function modifyLimit(core: EngineCore, cmd: ModifyOrderCommand, order: Order): O
       core.touch(order.market);
     }
     order.qtyLots = qtyLots;
-    return core.emit(order, 0, null, 0, true);
+    return core.emit(order, 0, -1, 0, true);
   }
   core.unrest(order);
   order.priceTicks = cmd.priceTicks;
@@ -152,7 +152,7 @@ function modifyStop(core: EngineCore, cmd: ModifyOrderCommand, order: Order): Or
   order.triggerTicks = cmd.triggerTicks!;
   order.lastUpdateAtMicros = core.nowMicros;
   triggers.add(order);
-  const response = core.emit(order, 0, null, 0, true);
+  const response = core.emit(order, 0, -1, 0, true);
   fireDueStops(core, order.market);
   return response;
 }

@@ -35,6 +35,12 @@ export interface OpenOrderFigures {
   readonly notional: Dec;
 }
 
+/** OpenOrderFigures in integer units of 10^-notionalDecimals of the quote currency (per-order checks without decimals). */
+export interface OpenOrderUnits {
+  readonly count: number;
+  readonly notionalUnits: bigint;
+}
+
 export class OpenOrderTable {
   /** Per owner, side by side (one cache line): [2 id] = count, [2 id + 1] = safe-integer part of the sum. */
   private figuresOf = new Float64Array(2 * INITIAL_OWNERS);
@@ -72,6 +78,28 @@ export class OpenOrderTable {
   /** A counted order's remaining quantity fell by `lots` (a maker fill, a decrease in place). */
   reduce(order: Order, lots: number): void {
     this.add(order.ownerId, -lots, order.priceTicks, order.market.index);
+  }
+
+  /** The decimals of the integer unit of the sums: one unit is 10^-notionalDecimals of the quote currency. */
+  get notionalDecimals(): number {
+    return this.decimals;
+  }
+
+  /** The notional of `lots` x `ticks` in `market`, in units of 10^-notionalDecimals (exact, no decimals involved). */
+  unitsOf(market: Market, lots: number, ticks: number): bigint {
+    return BigInt(lots) * BigInt(ticks) * BigInt(this.multipliers[market.index]!);
+  }
+
+  /** A quote-currency amount in units of 10^-notionalDecimals, rounded down (so `units > floorUnits(cap)` iff `units > cap`). */
+  floorUnits(amount: Dec): bigint {
+    return BigInt(amount.mul(new Dec(10).pow(this.decimals)).floor().toFixed(0));
+  }
+
+  /** The owner's count and notional in integer units (figures() without a decimal). */
+  unitFigures(ownerId: number): OpenOrderUnits {
+    if (!Number.isSafeInteger(ownerId) || ownerId < 0 || 2 * ownerId >= this.figuresOf.length || this.figuresOf[2 * ownerId] === 0) return { count: 0, notionalUnits: 0n };
+    const units = BigInt(this.figuresOf[2 * ownerId + 1]!) + (this.overflow.get(ownerId) ?? 0n);
+    return { count: this.figuresOf[2 * ownerId]!, notionalUnits: units };
   }
 
   figures(ownerId: number): OpenOrderFigures {

@@ -13,7 +13,8 @@
  * small integers (seconds and microseconds) instead of a boxed double; the
  * fields most orders never use (client order id, trigger, expiry, timer,
  * account links) live in an `OrderExtra` made on first use. Accessors keep
- * the plain field names.
+ * the plain field names. The order id is kept as its index in the id
+ * sequence; its decimal text is built on first read (`orderId`) and kept.
  */
 import type { Account } from "./accounts.ts";
 import type { PriceLevel } from "./level.ts";
@@ -46,9 +47,12 @@ const TYPE_CODES: Readonly<Record<OrderType, number>> = { LIMIT: 0, STOP_LOSS: 1
 const TIF_CODES: Readonly<Record<TimeInForce, number>> = { IOC: 0, GTC: 1, GTT: 2 };
 const STATUS_CODES: Readonly<Record<OrderStatus, number>> = { OPEN: 0, FILLED: 1, CANCELLED: 2 };
 const REASON_CODES = Object.fromEntries(CANCEL_REASONS.map((reason, i) => [reason, i + 1])) as Readonly<Record<CancelReason, number>>;
+/** The commonest reason, without the keyed lookup. */
+const USER_CANCEL_CODE = REASON_CODES.USER_CANCEL;
 
 // flags: bit 0 isBuy | 1-2 orderType | 3-4 timeInForce | 5 reduceOnly | 6 postOnly
 //        | 7-8 status | 9 triggered | 10 live | 11-14 cancelReason (0 = none)
+//        | 15 onOrderChanges (OrderUpdate rows only)
 const IS_BUY = 1;
 const TYPE_SHIFT = 1;
 const TIF_SHIFT = 3;
@@ -60,7 +64,21 @@ const TRIGGERED = 1 << 9;
 const LIVE = 1 << 10;
 const REASON_SHIFT = 11;
 const REASON_MASK = 15 << REASON_SHIFT;
+/** Bit of a row's flags (events.ts): published on orderChanges. */
+export const ON_ORDER_CHANGES = 1 << 15;
+const TIF_MASK = 3 << TIF_SHIFT;
+const GTT_FLAG = 2 << TIF_SHIFT;
+const IOC_FLAG = 0;
 const MICROS_PER_SECOND = 1_000_000;
+
+/** Status codes for `Order.finish` (the position in STATUSES). */
+export const STATUS_FILLED = 1;
+export const STATUS_CANCELLED = 2;
+
+/** The code of a cancel reason for `Order.finish` (0 = none). */
+export function reasonCode(reason: CancelReason | null): number {
+  return reason === null ? 0 : reason === "USER_CANCEL" ? USER_CANCEL_CODE : REASON_CODES[reason];
+}
 
 /** Decoders of `Order.stateFlags`, for the rows that copy it (events.ts). */
 export function statusOfFlags(flags: number): OrderStatus {
@@ -80,6 +98,34 @@ export function postOnlyOfFlags(flags: number): boolean {
   return (flags & POST_ONLY) !== 0;
 }
 
+export function onOrderChangesOfFlags(flags: number): boolean {
+  return (flags & ON_ORDER_CHANGES) !== 0;
+}
+
+function typeCode(orderType: OrderType): number {
+  return orderType === "LIMIT" ? 0 : orderType === "STOP_LOSS" ? 1 : TYPE_CODES[orderType];
+}
+
+function tifCode(timeInForce: TimeInForce): number {
+  return timeInForce === "GTC" ? 1 : timeInForce === "IOC" ? 0 : TIF_CODES[timeInForce];
+}
+
+/**
+ * The latest creation time split into whole seconds and microseconds (a
+ * division saved per order: the orders of one command, and of a run of
+ * commands at one time, share it). A cache only: it changes no result.
+ */
+let splitAtMicros = 0;
+let splitSec = 0;
+let splitMicros = 0;
+
+function splitTime(atMicros: number): void {
+  const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
+  splitAtMicros = atMicros;
+  splitSec = seconds;
+  splitMicros = atMicros - seconds * MICROS_PER_SECOND;
+}
+
 /** The fields few orders use. */
 class OrderExtra {
   clientOrderId: string | null = null;
@@ -92,31 +138,41 @@ class OrderExtra {
 }
 
 export class Order {
-  readonly orderId: string;
+  // Fields are declared (no initializers) and all assigned in the constructor, in one order: every
+  // order gets the same hidden class at once, with each field written once.
+  /** The decimal text of the order id, once read. */
+  declare private idText: string | null;
   /** Place in the order-id sequence (orderId = firstOrderId + index). */
-  readonly index: number;
-  readonly market: Market;
-  readonly accountId: number;
-  readonly exchangeId: number;
+  declare readonly index: number;
+  declare readonly market: Market;
+  declare readonly accountId: number;
+  declare readonly exchangeId: number;
   /** The signing wallet, as the exchange's dense id (open-order accounting). */
-  readonly ownerId: number;
-  priceTicks: number;
-  qtyLots: number;
-  cumLots = 0;
+  declare readonly ownerId: number;
+  declare priceTicks: number;
+  declare qtyLots: number;
+  declare cumLots: number;
   /** Book links: set while the order rests. */
-  level: PriceLevel | null = null;
-  prev: Order | null = null;
-  next: Order | null = null;
-  private flags: number;
-  private createdSec: number;
-  private createdMicros: number;
-  private updatedSec: number;
-  private updatedMicros: number;
-  private extra: OrderExtra | null = null;
+  declare level: PriceLevel | null;
+  declare prev: Order | null;
+  declare next: Order | null;
+  declare private flags: number;
+  declare private createdSec: number;
+  declare private createdMicros: number;
+  declare private updatedSec: number;
+  declare private updatedMicros: number;
+  declare private extra: OrderExtra | null;
 
-  /** A new order from its (validated) create command; `qtyLots` may be cut (reduce-only) or 0 (a stop). */
-  constructor(cmd: CreateOrderCommand, orderId: string, index: number, market: Market, qtyLots: number, atMicros: number) {
-    this.orderId = orderId;
+  /**
+   * A new order from its (validated) create command; `qtyLots` may be cut
+   * (reduce-only) or 0 (a stop). `orderId` null: the text comes from the
+   * market's id counter when first read.
+   */
+  constructor(cmd: CreateOrderCommand, orderId: string | null, index: number, market: Market, qtyLots: number, atMicros: number) {
+    if (atMicros !== splitAtMicros) splitTime(atMicros);
+    const seconds = splitSec;
+    const micros = splitMicros;
+    this.idText = orderId;
     this.index = index;
     this.market = market;
     this.accountId = cmd.accountId;
@@ -124,23 +180,37 @@ export class Order {
     this.ownerId = cmd.ownerId;
     this.priceTicks = cmd.priceTicks;
     this.qtyLots = qtyLots;
+    this.cumLots = 0;
+    this.level = null;
+    this.prev = null;
+    this.next = null;
     this.flags =
       (cmd.isBuy ? IS_BUY : 0) |
-      (TYPE_CODES[cmd.orderType] << TYPE_SHIFT) |
-      (TIF_CODES[cmd.timeInForce] << TIF_SHIFT) |
+      (typeCode(cmd.orderType) << TYPE_SHIFT) |
+      (tifCode(cmd.timeInForce) << TIF_SHIFT) |
       (cmd.reduceOnly === true ? REDUCE_ONLY : 0) |
       (cmd.postOnly === true ? POST_ONLY : 0);
-    const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
     this.createdSec = seconds;
-    this.createdMicros = atMicros - seconds * MICROS_PER_SECOND;
-    this.updatedSec = this.createdSec;
-    this.updatedMicros = this.createdMicros;
+    this.createdMicros = micros;
+    this.updatedSec = seconds;
+    this.updatedMicros = micros;
+    this.extra = null;
+    if (cmd.clientOrderId !== undefined || cmd.expiresAfterSec !== undefined || (cmd.triggerTicks !== undefined && cmd.triggerTicks !== 0)) this.initExtra(cmd);
+  }
+
+  private initExtra(cmd: CreateOrderCommand): void {
     if (cmd.clientOrderId !== undefined) this.ensureExtra().clientOrderId = cmd.clientOrderId;
     if (cmd.triggerTicks !== undefined && cmd.triggerTicks !== 0) this.ensureExtra().triggerTicks = cmd.triggerTicks;
     if (cmd.expiresAfterSec !== undefined) this.ensureExtra().expiresAfterSec = cmd.expiresAfterSec;
   }
 
   // -- identity ------------------------------------------------------------------
+
+  get orderId(): string {
+    const text = this.idText;
+    if (text !== null) return text;
+    return (this.idText = this.market.ids!.orders.text(this.index));
+  }
 
   get isBuy(): boolean {
     return (this.flags & IS_BUY) !== 0;
@@ -156,6 +226,14 @@ export class Order {
 
   get reduceOnly(): boolean {
     return (this.flags & REDUCE_ONLY) !== 0;
+  }
+
+  get isGtt(): boolean {
+    return (this.flags & TIF_MASK) === GTT_FLAG;
+  }
+
+  get isIoc(): boolean {
+    return (this.flags & TIF_MASK) === IOC_FLAG;
   }
 
   get clientOrderId(): string | null {
@@ -183,6 +261,10 @@ export class Order {
 
   get status(): OrderStatus {
     return statusOfFlags(this.flags);
+  }
+
+  get isOpen(): boolean {
+    return (this.flags & STATUS_MASK) === 0;
   }
 
   set status(value: OrderStatus) {
@@ -233,6 +315,19 @@ export class Order {
     const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
     this.updatedSec = seconds;
     this.updatedMicros = atMicros - seconds * MICROS_PER_SECOND;
+  }
+
+  /** lastUpdateAtMicros from its two halves (the engine splits the command's time once). */
+  touchedAt(seconds: number, micros: number): void {
+    this.updatedSec = seconds;
+    this.updatedMicros = micros;
+  }
+
+  /** Ends the order: its final status (STATUS_FILLED or STATUS_CANCELLED), reason code and time, in one write. */
+  finish(status: number, reason: number, seconds: number, micros: number): void {
+    this.flags = (this.flags & ~(STATUS_MASK | REASON_MASK)) | (status << STATUS_SHIFT) | (reason << REASON_SHIFT);
+    this.updatedSec = seconds;
+    this.updatedMicros = micros;
   }
 
   /** 0 for LIMIT. */

@@ -43,7 +43,7 @@ export function armStop(core: EngineCore, order: Order): OrderUpdate {
   if (order.timeInForce === "GTT") {
     core.scheduleExpiry(order, order.expiresAfterSec * MICROS_PER_SECOND - core.config.stopSettlementMarginMicros);
   }
-  const response = core.emit(order, 0, null, 0, true);
+  const response = core.emit(order, 0, -1, 0, true);
   fireDueStops(core, order.market);
   return response;
 }
@@ -100,5 +100,5 @@ function shrink(core: EngineCore, order: Order, lots: number): void {
   order.qtyLots -= lots;
   order.lastUpdateAtMicros = core.nowMicros;
   core.touch(order.market);
-  core.emit(order, 0, null, 0, true);
+  core.emit(order, 0, -1, 0, true);
 }

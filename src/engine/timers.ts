@@ -32,12 +32,16 @@ export class ManualScheduler implements Scheduler {
 
   /** Runs the timers due at or before `time`, then sets now to `time` (never backwards). */
   advanceTo(time: Micros): void {
+    if (this.queue.size !== 0) this.runDue(time);
+    if (time > this.current) this.current = time;
+  }
+
+  private runDue(time: Micros): void {
     while (this.queue.peekTime() <= time) {
       const callback = this.queue.pop()!;
       this.current = Math.max(this.current, this.queue.poppedTime);
       callback();
     }
-    this.current = Math.max(this.current, time);
   }
 
   /** The time of the next timer, or Infinity when none is pending. */

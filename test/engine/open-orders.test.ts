@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Dec } from "../../src/core/decimal.ts";
 import { Engine } from "../../src/engine/engine.ts";
 import { harness, ok, PERP, SPOT, T0, T0_SEC } from "./helpers.ts";
 
@@ -64,6 +65,27 @@ describe("open-order accounting per owner (spec 8.2)", () => {
     expect([raise.countDelta, raise.notionalDelta.toFixed()]).toEqual([0, "0.13"]); // 6 x 55 - 4 x 50 = 130 milli
     const lower = h.engine.openOrderImpactOfModify({ ...create, orderId: order.orderId, qtyLots: 2 });
     expect(lower.notionalDelta.toFixed()).toBe("-0.1");
+  });
+
+  it("gives the same figures and impacts in integer units, and a cap in those units rounded down", () => {
+    const h = harness();
+    const scale = 10n ** BigInt(h.engine.openOrderNotionalDecimals);
+    const inUnits = (text: string) => BigInt(new Dec(text).mul(scale.toString()).toFixed(0));
+    h.buy(1, 100, 4, { ownerId: 50 });
+    h.buy(3, 250, 5, { ownerId: 50, marketId: 2 });
+    expect(h.engine.openOrderUnits(50)).toEqual({ count: 2, notionalUnits: inUnits(h.engine.openOrderFigures(50).notional.toFixed()) });
+    expect(h.engine.openOrderUnits(51)).toEqual({ count: 0, notionalUnits: 0n });
+    const create = { atMicros: T0, marketId: 1, exchangeId: 1, accountId: 1, ownerId: 5, isBuy: true, orderType: "LIMIT" as const, timeInForce: "GTC" as const, priceTicks: 100, qtyLots: 4 };
+    expect(h.engine.openOrderImpactUnitsOfCreate(create)).toEqual({ ownerId: 5, countDelta: 1, notionalDeltaUnits: inUnits("0.2") });
+    expect(h.engine.openOrderImpactUnitsOfCreate({ ...create, timeInForce: "IOC" }).notionalDeltaUnits).toBe(0n);
+    const order = ok(h.engine.createOrder(create));
+    const raise = { ...create, orderId: order.orderId, qtyLots: 6, priceTicks: 110 };
+    expect(h.engine.openOrderImpactUnitsOfModify(raise).notionalDeltaUnits).toBe(inUnits(h.engine.openOrderImpactOfModify(raise).notionalDelta.toFixed()));
+    expect(h.engine.openOrderImpactUnitsOfModify({ ...create, orderId: order.orderId, qtyLots: 2 }).notionalDeltaUnits).toBe(-inUnits("0.1"));
+    // 4 decimals here (tickSize 0.5 x lot 0.001): 1.23456 USD is 12345.6 units, so a sum of 12345 units is within the cap and 12346 beyond it.
+    expect(h.engine.openOrderNotionalDecimals).toBe(4);
+    expect(h.engine.openOrderNotionalUnits("1.23456")).toBe(12345n);
+    expect(h.engine.openOrderNotionalUnits("1000")).toBe(10_000_000n);
   });
 
   it("sums markets with different grids in one exact unit", () => {
