@@ -168,12 +168,18 @@ export class Engine {
 
   /** The exchange cancels a live order for a reason of its own (RISK_CANCELLED, POSITION_CLOSED, ...). */
   cancelForReason(cmd: CancelForReasonCommand): OrderUpdate | Rejection {
-    return this.command(cmd.atMicros, () => cancelForReason(this.core, cmd.orderId, cmd.reason));
+    this.begin(cmd.atMicros);
+    try {
+      return cancelForReason(this.core, cmd.orderId, cmd.reason);
+    } finally {
+      this.end();
+    }
   }
 
   /** A new mark price (from the risk layer): fires the stops it makes due. */
   setMarkPrice(cmd: SetMarkPriceCommand): EngineResult<{ readonly firedCount: number }> {
-    return this.command(cmd.atMicros, () => {
+    this.begin(cmd.atMicros);
+    try {
       const market = this.core.market(cmd.marketId);
       if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
       if (!Number.isSafeInteger(cmd.priceTicks) || cmd.priceTicks <= 0) {
@@ -181,7 +187,9 @@ export class Engine {
       }
       market.markTicks = cmd.priceTicks;
       return { ok: true, firedCount: fireDueStops(this.core, market) };
-    });
+    } finally {
+      this.end();
+    }
   }
 
   /** Halts, reopens or pauses settlement of a market; stops due at the latest mark fire once it is normal again. */
@@ -198,11 +206,14 @@ export class Engine {
 
   /** The account's position in a market changed: its stops and resting children follow it. */
   positionChanged(cmd: PositionChangedCommand): EngineResult<{ readonly changedCount: number }> {
-    return this.command(cmd.atMicros, () => {
+    this.begin(cmd.atMicros);
+    try {
       const market = this.core.market(cmd.marketId);
       if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
       return { ok: true, changedCount: followPosition(this.core, cmd.accountId, market) };
-    });
+    } finally {
+      this.end();
+    }
   }
 
   /** Runs the timers due at or before `atMicros` (default scheduler only; a driver runs its own). */

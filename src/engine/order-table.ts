@@ -34,13 +34,15 @@ const CODE_OF_STATUS: Record<OrderStatus, number> = { OPEN: 1, FILLED: 2, CANCEL
 /**
  * A counter of uint64 ids (order ids, fill ids): id = first + index. The
  * engine keeps only the index (a number); the decimal text is built when
- * someone reads it (Order.orderId, FillRecord.fillId), from a cached text
- * of the id's digits above the last nine and the last nine digits as a
- * number: no bigint, one short string per call.
+ * someone reads it (Order.orderId, FillRecord.fillId): below 2^53 as one
+ * number, above from a cached text of the id's digits above the last nine
+ * and the last nine digits as a number: no bigint either way.
  */
 export class IdCounter {
   private readonly firstHigh: number;
   private readonly firstLow: number;
+  /** `first` as a number when it is a safe integer (ids up to 2^53 are then one number-to-text conversion), else -1. */
+  private readonly firstNumber: number;
   /** Ids that fit in uint64 from `first` (capped at the safe-integer range). */
   private readonly capacity: number;
   private cachedHigh = -1;
@@ -55,6 +57,7 @@ export class IdCounter {
     if (first < 0n || first > UINT64_MAX) throw new RangeError(`first id ${first} is outside uint64`);
     this.firstHigh = Number(first / BigInt(LOW_DIGITS));
     this.firstLow = Number(first % BigInt(LOW_DIGITS));
+    this.firstNumber = first <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(first) : -1;
     const room = UINT64_MAX - first + 1n;
     this.capacity = room > BigInt(MAX_INDEX) ? MAX_INDEX : Number(room);
   }
@@ -82,6 +85,7 @@ export class IdCounter {
   }
 
   private build(index: number): string {
+    if (this.firstNumber >= 0 && this.firstNumber + index <= Number.MAX_SAFE_INTEGER) return String(this.firstNumber + index);
     const low = this.firstLow + index;
     const carry = Math.floor(low / LOW_DIGITS);
     const high = this.firstHigh + carry;

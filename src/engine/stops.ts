@@ -78,6 +78,7 @@ function fire(core: EngineCore, order: Order): void {
 
 /** Re-checks an account's stops in a market against its current position. */
 export function followPosition(core: EngineCore, accountId: number, market: Market): number {
+  if (!market.stopsByAccount.has(accountId)) return 0; // most accounts have no stops: no copy of an empty list per fill
   let changed = 0;
   for (const order of market.stopsOf(accountId)) {
     if (order.status !== "OPEN") continue;

@@ -28,11 +28,11 @@ describe("OrderIds", () => {
 });
 
 describe("IdCounter", () => {
-  it("builds the text of any issued id as first + index, across the 10^9 split and up to uint64", () => {
-    const firsts = [0n, 1n, 999_999_998n, 63_552_420_354_981_888n, 18_446_744_073_709_551_615n - 5_000_000_000n];
+  it("builds the text of any issued id as first + index, across 2^53, the 10^9 split and up to uint64", () => {
+    const firsts = [0n, 1n, 999_999_998n, 9_007_199_254_740_990n, 63_552_420_354_981_888n, 18_446_744_073_709_551_615n - 5_000_000_000n];
     for (const first of firsts) {
       const ids = new IdCounter(first);
-      for (const index of [0, 1, 2, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 1_000_000_001, 4_999_999_999]) {
+      for (const index of [0, 1, 2, 3, 4, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 1_000_000_001, 4_999_999_999]) {
         expect(ids.text(index), `${first} + ${index}`).toBe((first + BigInt(index)).toString());
       }
       // The one-entry cache answers the same text again, and a different index is not answered from it.
