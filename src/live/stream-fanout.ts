@@ -1,6 +1,6 @@
 /**
- * Fan-out of channel_data frames, and the routing of the Exchange's outputs
- * to channels.
+ * Fan-out of channel_data frames to WebSocket subscribers. Which outputs go
+ * to which channels is the routing table of src/exchange/stream-routes.ts.
  *
  * Cost: a channel with no subscriber costs one or two Map lookups and
  * nothing is built. Otherwise the payload is serialized once per channel
@@ -21,14 +21,13 @@
  * produced: deterministic under a manual clock, and comparable with the
  * payloads' own times.
  */
-import type { ExchangeOutput } from "../exchange/outputs.ts";
-import { walletKey } from "../risk/accounts.ts";
+import type { ChannelSink } from "../exchange/stream-routes.ts";
 import type { ChannelKind } from "../spec/channels.ts";
-import type { Channel, ChannelRegistry } from "./stream-channels.ts";
+import type { Channel, ChannelRegistry } from "../exchange/stream-channels.ts";
 
 export type Deliver<S> = (subscriber: S, frame: Buffer) => void;
 
-export class StreamFanout<S> {
+export class StreamFanout<S> implements ChannelSink {
   private readonly latest = new Map<Channel<S>, { data: unknown; timestampMs: number }>();
   private flushScheduled = false;
 
@@ -104,84 +103,6 @@ export class StreamFanout<S> {
       this.deliver(subscriber, frame);
     }
   }
-}
-
-/**
- * The routing table: each output to the channels it belongs to.
- *
- * | output                     | channels                                                        |
- * |----------------------------|-----------------------------------------------------------------|
- * | order (onOrderChanges)     | /v2/wallet/{wallet}/orderChanges, [row]                         |
- * | order (IOC taker)          | none (spec 6.4)                                                 |
- * | perpExecution              | /v2/market/{symbol}/perpExecutions and each involved wallet's   |
- * |                            | /v2/wallet/{w}/perpExecutions, [record]                          |
- * | spotExecution              | .../spotExecutions likewise                                     |
- * | bust                       | /v2/market/{symbol}/executionBusts and wallets' executionBusts  |
- * | depth                      | /v2/market/{symbol}/depth, the UPDATE                           |
- * | positions                  | /v2/wallet/{wallet}/positions (latest value)                    |
- * | balances                   | /v2/wallet/{wallet}/accountBalances (latest value)              |
- * | transfer                   | /v2/wallet/{wallet}/transfers, [entry]                          |
- * | account                    | /v2/wallet/{wallet}/accounts, [notification]                    |
- * | perpSummaries              | /v2/perpMarkets/summary (array) and each                        |
- * |                            | /v2/perpMarket/{symbol}/summary (object), latest value          |
- * | spotSummaries              | /v2/spotMarkets/summary and /v2/spotMarket/{symbol}/summary     |
- * | oraclePrices               | /v2/assetOraclePrices (latest value)                            |
- * | block                      | none                                                            |
- *
- * Executions and busts are emitted by the Exchange when their block settles
- * or fails them, so the execution channels publish after settlement.
- */
-export function routeOutput<S>(output: ExchangeOutput, fanout: StreamFanout<S>): void {
-  switch (output.kind) {
-    case "order":
-      if (output.onOrderChanges) walletItem(fanout, "walletOrderChanges", output.wallet, output.row);
-      return;
-    case "perpExecution":
-      fanout.publishItem("marketPerpExecutions", output.symbol, output.record);
-      for (const wallet of output.wallets) walletItem(fanout, "walletPerpExecutions", wallet, output.record);
-      return;
-    case "spotExecution":
-      fanout.publishItem("marketSpotExecutions", output.symbol, output.record);
-      for (const wallet of output.wallets) walletItem(fanout, "walletSpotExecutions", wallet, output.record);
-      return;
-    case "bust":
-      fanout.publishItem("marketExecutionBusts", output.symbol, output.record);
-      for (const wallet of output.wallets) walletItem(fanout, "walletExecutionBusts", wallet, output.record);
-      return;
-    case "depth":
-      fanout.publish("marketDepth", output.symbol, output.depth);
-      return;
-    case "positions":
-      if (fanout.listening("walletPositions")) fanout.publishLatest("walletPositions", walletKey(output.wallet), output.positions);
-      return;
-    case "balances":
-      if (fanout.listening("walletAccountBalances")) fanout.publishLatest("walletAccountBalances", walletKey(output.wallet), output.balances);
-      return;
-    case "transfer":
-      walletItem(fanout, "walletTransfers", output.wallet, output.entry);
-      return;
-    case "account":
-      walletItem(fanout, "walletAccounts", output.wallet, output.notification);
-      return;
-    case "perpSummaries":
-      fanout.publishLatest("perpMarketsSummary", "", output.summaries);
-      if (fanout.listening("perpMarketSummary")) for (const summary of output.summaries) fanout.publishLatest("perpMarketSummary", summary.symbol, summary);
-      return;
-    case "spotSummaries":
-      fanout.publishLatest("spotMarketsSummary", "", output.summaries);
-      if (fanout.listening("spotMarketSummary")) for (const summary of output.summaries) fanout.publishLatest("spotMarketSummary", summary.symbol, summary);
-      return;
-    case "oraclePrices":
-      fanout.publishLatest("assetOraclePrices", "", output.prices);
-      return;
-    case "block":
-      return;
-  }
-}
-
-/** A one-item event on a wallet channel; the wallet is keyed lowercase (only when someone listens to the kind). */
-function walletItem<S>(fanout: StreamFanout<S>, kind: ChannelKind, wallet: string, item: unknown): void {
-  if (fanout.listening(kind)) fanout.publishItem(kind, walletKey(wallet), item);
 }
 
 export function debug(error: unknown): void {

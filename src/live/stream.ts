@@ -11,7 +11,7 @@
  * as UTF-8 JSON.
  *
  * Subscriptions:
- * - channels resolve as stream-channels.ts says (wallets case-insensitive,
+ * - channels resolve as src/exchange/stream-channels.ts says (wallets case-insensitive,
  *   symbols of a configured market of the right kind, otherwise
  *   "Invalid channel name" with the channel);
  * - subscribing again to a channel the connection holds answers
@@ -49,8 +49,9 @@ import {
   streamSnapshotErrorMessage,
 } from "../spec/errors.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
-import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "./stream-channels.ts";
-import { debug, routeOutput, StreamFanout } from "./stream-fanout.ts";
+import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
+import { routeOutput } from "../exchange/stream-routes.ts";
+import { debug, StreamFanout } from "./stream-fanout.ts";
 import { takeSnapshot } from "./stream-snapshots.ts";
 
 /** Unsent bytes on a connection before it is closed with 1013 (spec 6.3; the server's default). */

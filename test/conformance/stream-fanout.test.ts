@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
-import { ChannelRegistry, resolveChannel } from "../../src/live/stream-channels.ts";
-import { routeOutput, StreamFanout } from "../../src/live/stream-fanout.ts";
+import { ChannelRegistry, resolveChannel } from "../../src/exchange/stream-channels.ts";
+import { routeOutput } from "../../src/exchange/stream-routes.ts";
+import { StreamFanout } from "../../src/live/stream-fanout.ts";
 import type { MarketRef } from "../../src/exchange/gateway/validate/types.ts";
 import { CHANNEL_KINDS, CHANNELS } from "../../src/spec/channels.ts";
 

@@ -21,7 +21,7 @@
  * but well-formed wallet is valid (it reads as empty, like REST, and may get
  * an account later).
  */
-import type { MarketRef } from "../exchange/gateway/validate/types.ts";
+import type { MarketRef } from "./gateway/validate/types.ts";
 import { walletKey } from "../risk/accounts.ts";
 import { parseChannel } from "../spec/channel-parse.ts";
 import { CHANNEL_KINDS, type ChannelKind, type SymbolChannelKind } from "../spec/channels.ts";
