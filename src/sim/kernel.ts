@@ -32,6 +32,12 @@ export interface RunOptions {
   untilMicros?: Micros;
   /** Stop after this many events (a guard for runaway scenarios). */
   maxEvents?: number;
+  /**
+   * Checked after each event: true stops the run there, with the clock at
+   * that event's time (not moved to `untilMicros`). The runner uses it to
+   * let promise continuations of agents run before time moves on.
+   */
+  pauseWhen?: () => boolean;
 }
 
 /** What one `run` did. */
@@ -43,6 +49,8 @@ export interface RunStats {
   spanMicros: Micros;
   /** True when the queue emptied (rather than a bound stopping the run). */
   drained: boolean;
+  /** True when `pauseWhen` stopped the run. */
+  paused: boolean;
 }
 
 export class Simulation implements Scheduler {
@@ -131,6 +139,8 @@ export class Simulation implements Scheduler {
     if (this.running) throw new Error("Simulation.run is not re-entrant: a handler called run");
     const until = options.untilMicros ?? Infinity;
     const maxEvents = options.maxEvents ?? Infinity;
+    const pauseWhen = options.pauseWhen;
+    let paused = false;
     if (until < this.clock) throw new RangeError(`untilMicros ${until} is before the clock ${this.clock}`);
     const startMicros = this.clock;
     const queue = this.queue;
@@ -148,13 +158,17 @@ export class Simulation implements Scheduler {
         }
         processed++;
         handler!();
+        if (pauseWhen !== undefined && pauseWhen()) {
+          paused = true;
+          break;
+        }
       }
     } finally {
       this.running = false;
       this.processed += processed;
     }
     const drained = this.pending === 0;
-    if (until !== Infinity && processed < maxEvents) this.clock = until;
-    return { eventsProcessed: processed, startMicros, endMicros: this.clock, spanMicros: this.clock - startMicros, drained };
+    if (until !== Infinity && processed < maxEvents && !paused) this.clock = until;
+    return { eventsProcessed: processed, startMicros, endMicros: this.clock, spanMicros: this.clock - startMicros, drained, paused };
   }
 }

@@ -1,0 +1,93 @@
+/**
+ * Agents: the programs that trade in a simulation.
+ *
+ * An agent talks to the exchange only through what a program has against
+ * the live service: the client SDK for order entry (`ctx.client`: the same
+ * request bodies, responses and errors), REST reads (`ctx.reads`), and the
+ * streaming interface (`ctx.stream`: the same channel names, `subscribed`
+ * frames with snapshots, and `channel_data` messages). On top it has timers
+ * on the virtual clock and a seeded random stream of its own. So a strategy
+ * written as an agent runs unchanged against `shadowbook serve`.
+ *
+ * Rules an agent follows (checked by test/determinism.test.ts for agents/):
+ * no Date, Math.random, timers or I/O; time is `ctx.now()`, randomness
+ * `ctx.rng`, waiting `ctx.after`. Handlers may be async: the runner lets
+ * every continuation of a handler run before virtual time moves on.
+ * Messages handed to an agent are shared, read-only objects.
+ *
+ * An agent that throws (or whose handler's promise rejects) stops the run
+ * with its name and the virtual time: a backtest must not go on quietly
+ * without one of its traders.
+ */
+import type { Client } from "../client/client.ts";
+import type { ReadTransport } from "../client/transport.ts";
+import type { Rng } from "../core/rng.ts";
+import type { TimerId } from "../core/scheduler.ts";
+import type { Micros } from "../core/time.ts";
+import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
+
+/** A market as an agent sees it (from the market definitions). */
+export interface AgentMarket {
+  readonly symbol: string;
+  readonly marketId: number;
+  readonly kind: "perp" | "spot";
+  readonly tickSize: string;
+  readonly qtyStepSize: string;
+  readonly minOrderQty: string;
+  /** The asset whose oracle price the market follows (index asset of a perp, base asset of a spot market). */
+  readonly asset: string;
+}
+
+export type StreamHandler = (message: StreamChannelData) => void | Promise<void>;
+
+/**
+ * The streaming interface of one connection. `subscribe` resolves with the
+ * `subscribed` frame (its `contents` is the snapshot of channels that have
+ * one); every later `channel_data` of the channel goes to `onMessage`, in
+ * order, after it. It rejects with the server's error text for an invalid
+ * channel name or a failed snapshot.
+ */
+export interface AgentStream {
+  subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed>;
+  unsubscribe(channel: string): void;
+}
+
+export interface AgentContext<P = Record<string, unknown>> {
+  /** The agent's name in the scenario (unique). */
+  readonly name: string;
+  /** The scenario's parameters for this agent, over the agent's defaults. */
+  readonly params: P;
+  /** The wallet that owns the agent's account (lowercase). */
+  readonly wallet: string;
+  readonly accountId: number;
+  /** Order entry: the client SDK bound to the agent's account and signer. */
+  readonly client: Client;
+  /** REST reads, answered after the response latency. */
+  readonly reads: ReadTransport;
+  readonly stream: AgentStream;
+  readonly markets: readonly AgentMarket[];
+  /** The agent's own seeded stream (`agent:<name>`). */
+  readonly rng: Rng;
+  /** Virtual time, microseconds since the epoch. */
+  now(): Micros;
+  /** Virtual time in milliseconds (what the wire carries). */
+  nowMs(): number;
+  /** Runs `handler` after `delayMicros` of virtual time. */
+  after(delayMicros: Micros, handler: () => void | Promise<void>): TimerId;
+  cancel(timer: TimerId): void;
+  /** Adds to the agent's line of the run summary (counts of the agent's own choosing). */
+  count(name: string, by?: number): void;
+}
+
+/** An agent program: a kind, default parameters, and what it does when the run starts. */
+export interface AgentDefinition<P = Record<string, unknown>> {
+  readonly kind: string;
+  readonly description: string;
+  readonly defaults: P;
+  start(ctx: AgentContext<P>): void | Promise<void>;
+}
+
+/** Declares an agent program (typed parameters, defaults filled in by the runner). */
+export function defineAgent<P>(definition: AgentDefinition<P>): AgentDefinition<P> {
+  return Object.freeze(definition);
+}

@@ -1,0 +1,200 @@
+/**
+ * One simulated run of a scenario, set up and ready to step: the world
+ * (kernel + Exchange), the agents' accounts and programs, the oracle feeds,
+ * the timeline of faults and admin actions, and the observers' sampling.
+ *
+ * Everything here is deterministic: the same scenario, seed and code give
+ * the same inputs at the same virtual times, so the same outputs and the
+ * same fingerprint. The driver (runner.ts) only decides when to step and
+ * lets promise continuations run between events; it measures wall time.
+ *
+ * Order at the start time (all at t0, in this order): accounts are created
+ * and funded, the feeds publish their first prices, the agents start, then
+ * timeline entries at second 0.
+ */
+import { RngRoot } from "../core/rng.ts";
+import { MICROS_PER_MILLI, MICROS_PER_SECOND, type Micros } from "../core/time.ts";
+import { DEFAULT_GATEWAY_CONFIG, DEFAULT_MARKETS, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
+import type { ExchangeOutput } from "../exchange/outputs.ts";
+import type { ExchangeInput } from "../exchange/inputs.ts";
+import { DEFAULT_SIGNING_CONFIG } from "../signing/domain.ts";
+import { AgentFailedError, AgentHost, type HostedAgent } from "./agent-host.ts";
+import { ExchangeInvariants } from "./invariants.ts";
+import { DEFAULT_BASIS_SD, Oracle, type PricePath } from "./oracle.ts";
+import { DEFAULT_START_MS, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
+import { SimWorld } from "./world.ts";
+
+/** What observers (statistics, recorders, reports) are told about the run. */
+export interface RunSetup {
+  readonly scenario: Scenario;
+  readonly seed: number;
+  readonly signatures: SignatureMode;
+  readonly config: ExchangeConfig;
+  readonly startMicros: Micros;
+  readonly endMicros: Micros;
+  readonly agents: readonly HostedAgent[];
+  readonly world: SimWorld;
+  readonly oracle: Oracle;
+}
+
+/**
+ * Watches a run. `output` sees every Exchange output in order; `sample`
+ * is called every `sampleEveryMs` of virtual time (default 1000) for series
+ * (positions, balances, depth); `input` sees every input (the input log).
+ * Observers must not act on the exchange.
+ */
+export interface RunObserver {
+  begin?(setup: RunSetup): void;
+  input?(atMicros: Micros, input: ExchangeInput): void;
+  output?(output: ExchangeOutput, atMicros: Micros): void;
+  sample?(atMicros: Micros): void;
+}
+
+export interface SimRunOptions {
+  /** Overrides the scenario's seed. */
+  seed?: number;
+  /** Overrides the scenario's signature mode. */
+  signatures?: SignatureMode;
+  /** Overrides the scenario's duration. */
+  durationSeconds?: number;
+  /** Recorded price paths, by file name as the scenario names them (the driver reads the files). */
+  paths?: ReadonlyMap<string, PricePath>;
+  observers?: readonly RunObserver[];
+  /** Check the exchange invariants: cheap ones on every output, the state ones after every `invariantEveryBlocks` blocks. */
+  invariants?: boolean;
+  invariantEveryBlocks?: number;
+  /** Virtual ms between observer samples. Default 1000. */
+  sampleEveryMs?: number;
+}
+
+/** The exchange configuration a scenario describes. */
+export function exchangeConfigOf(scenario: Scenario, signatures: SignatureMode): ExchangeConfig {
+  const settlement = scenario.settlement ?? {};
+  const ms = (value: number | undefined) => (value === undefined ? undefined : Math.round(value * MICROS_PER_MILLI));
+  const chain = {
+    ...(ms(settlement.blockIntervalMs) === undefined ? {} : { blockIntervalMicros: ms(settlement.blockIntervalMs)! }),
+    ...(ms(settlement.blockJitterMs) === undefined ? {} : { blockJitterMicros: ms(settlement.blockJitterMs)! }),
+    ...(ms(settlement.settlementLatencyMinMs) === undefined ? {} : { settlementLatencyMinMicros: ms(settlement.settlementLatencyMinMs)! }),
+    ...(ms(settlement.settlementLatencyMaxMs) === undefined ? {} : { settlementLatencyMaxMicros: ms(settlement.settlementLatencyMaxMs)! }),
+    ...(settlement.bustProbability === undefined ? {} : { bustProbability: settlement.bustProbability }),
+    ...scenario.chain,
+  };
+  return defaultExchangeConfig(DEFAULT_SIGNING_CONFIG, {
+    risk: scenario.markets ?? DEFAULT_MARKETS,
+    engine: scenario.engine ?? {},
+    chain,
+    gateway: { ...DEFAULT_GATEWAY_CONFIG, ...scenario.gateway, verifySignatures: signatures === "signed" },
+  });
+}
+
+export class SimRun {
+  readonly scenario: Scenario;
+  readonly seed: number;
+  readonly signatures: SignatureMode;
+  readonly world: SimWorld;
+  readonly host: AgentHost;
+  readonly oracle: Oracle;
+  readonly startMicros: Micros;
+  readonly endMicros: Micros;
+  readonly invariants: ExchangeInvariants | undefined;
+  readonly setup: RunSetup;
+
+  constructor(scenario: Scenario, options: SimRunOptions = {}) {
+    this.scenario = scenario;
+    this.seed = options.seed ?? scenario.seed;
+    this.signatures = options.signatures ?? scenario.signatures ?? "trusted";
+    const durationSeconds = options.durationSeconds ?? scenario.durationSeconds;
+    const config = exchangeConfigOf(scenario, this.signatures);
+    this.startMicros = (scenario.startMs ?? DEFAULT_START_MS) * MICROS_PER_MILLI;
+    this.endMicros = this.startMicros + Math.round(durationSeconds * MICROS_PER_SECOND);
+    const rng = new RngRoot(this.seed);
+    this.world = new SimWorld({ config, startMicros: this.startMicros, seed: this.seed });
+    const observers = options.observers ?? [];
+    for (const observer of observers) {
+      if (observer.input !== undefined) this.world.onInput(observer.input.bind(observer));
+    }
+    this.invariants = options.invariants === true ? new ExchangeInvariants(this.world.exchange, { everyBlocks: options.invariantEveryBlocks ?? 1 }) : undefined;
+    this.host = new AgentHost(this.world, config, rng, this.signatures);
+    for (const agent of scenario.agents) this.host.add(agent);
+    this.oracle = new Oracle(scenario.prices, config.risk, rng, this.startMicros, options.paths ?? new Map(), scenario.oracleBasisSd ?? DEFAULT_BASIS_SD);
+    const kernel = this.world.kernel;
+    this.oracle.start(
+      (at, run) => {
+        if (at <= this.endMicros) kernel.schedule(at, run);
+      },
+      (input) => {
+        const answer = this.world.handle(input);
+        if (!answer.ok) throw new ScenarioError(`scenario "${scenario.name}": the oracle's prices were refused: ${answer.error.message}`);
+      },
+    );
+    this.host.startAll();
+    this.scheduleTimeline();
+    this.setup = Object.freeze({
+      scenario,
+      seed: this.seed,
+      signatures: this.signatures,
+      config,
+      startMicros: this.startMicros,
+      endMicros: this.endMicros,
+      agents: this.host.agents,
+      world: this.world,
+      oracle: this.oracle,
+    });
+    for (const observer of observers) {
+      observer.begin?.(this.setup);
+      if (observer.output !== undefined) {
+        const output = observer.output.bind(observer);
+        this.world.observe((value) => output(value, kernel.now()));
+      }
+    }
+    const sampled = observers.filter((observer) => observer.sample !== undefined);
+    if (sampled.length > 0) {
+      const every = Math.round((options.sampleEveryMs ?? 1_000) * MICROS_PER_MILLI);
+      const sample = () => {
+        for (const observer of sampled) observer.sample!(kernel.now());
+        if (kernel.now() + every <= this.endMicros) kernel.after(every, sample);
+      };
+      kernel.schedule(this.startMicros, sample);
+    }
+    this.world.start();
+  }
+
+  private scheduleTimeline(): void {
+    const kernel = this.world.kernel;
+    for (const [index, entry] of (this.scenario.timeline ?? []).entries()) {
+      const at = this.startMicros + Math.round(entry.atSeconds * MICROS_PER_SECOND);
+      if (at > this.endMicros) continue;
+      kernel.schedule(at, () => {
+        const input: ExchangeInput = "admin" in entry ? { kind: "admin", admin: entry.admin } : { kind: "fault", fault: entry.fault };
+        const answer = this.world.handle(input);
+        if (!answer.ok) throw new ScenarioError(`scenario "${this.scenario.name}": timeline[${index}] was refused: ${answer.error.error}: ${answer.error.message}`);
+      });
+    }
+  }
+
+  /**
+   * Runs events until one of: agent continuations are pending ("drain": let
+   * the microtask queue run, then advance again), `maxEvents` ran ("more"),
+   * or the end time was reached ("done"). Throws AgentFailedError when an
+   * agent failed.
+   */
+  advance(maxEvents = Infinity): "drain" | "more" | "done" {
+    const host = this.host;
+    if (host.failure !== undefined) throw new AgentFailedError(host.failure);
+    const stats = this.world.kernel.run({ untilMicros: this.endMicros, maxEvents, pauseWhen: () => host.pendingContinuations || host.failure !== undefined });
+    if (host.failure !== undefined) throw new AgentFailedError(host.failure);
+    if (stats.paused) {
+      host.pendingContinuations = false;
+      return "drain";
+    }
+    return stats.eventsProcessed === maxEvents ? "more" : "done";
+  }
+
+  get eventsProcessed(): number {
+    return this.world.kernel.eventsProcessed;
+  }
+
+  fingerprint(): string {
+    return this.world.fingerprint.digest();
+  }
+}

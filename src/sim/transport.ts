@@ -1,0 +1,218 @@
+/**
+ * The in-process transport: one agent's connection to the simulated
+ * exchange, through the kernel, with the agent's latency models.
+ *
+ * | what                | leaves at    | reaches the exchange      | comes back                     |
+ * |---------------------|--------------|---------------------------|--------------------------------|
+ * | order entry request | ctx.now()    | + orderEntry latency      | answer + responses latency     |
+ * | REST read           | ctx.now()    | + orderEntry latency      | result + responses latency     |
+ * | stream subscribe    | ctx.now()    | + orderEntry latency      | `subscribed` + marketData lat. |
+ * | channel_data        | when emitted | -                         | + marketData latency           |
+ *
+ * Each direction keeps its order (OrderedPath), as one WebSocket would.
+ * A response the Exchange drops (the dropResponses fault) never comes back:
+ * the request fails with a transport error after `requestTimeoutMicros`,
+ * so the client reports that the outcome is unknown, as it would live.
+ *
+ * Promises settle inside kernel events; the world's `pendingContinuations`
+ * flag tells the runner to let their continuations run before time moves.
+ */
+import type { DepthQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
+import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecution } from "../client/decode.ts";
+import type { Micros } from "../core/time.ts";
+import { resolveChannel, type Channel } from "../exchange/stream-channels.ts";
+import type { OrderEntryOperation } from "../exchange/inputs.ts";
+import type { AccountBalance, Position } from "../spec/account.ts";
+import { channelHasSnapshot } from "../spec/channels.ts";
+import type { Depth } from "../spec/depth.ts";
+import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage } from "../spec/errors.ts";
+import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
+import type { AgentStream, StreamHandler } from "./agent.ts";
+import { OrderedPath } from "./latency.ts";
+import type { StreamReceiver, SimWorld } from "./world.ts";
+
+/** orderHistory's REST page size (spec 4.1: default and maximum 100). */
+const ORDER_HISTORY_LIMIT = 100;
+
+/** What the connection calls when agent code must run (a settled promise, a message handler). */
+export interface AgentRuntime {
+  /** Runs agent code: notes a returned promise (so the runner lets it continue) and fails the run on an error. */
+  invoke(what: string, body: () => unknown): void;
+  /** A promise was settled inside this event: its continuations must run before time moves. */
+  settled(): void;
+}
+
+/** A stream or transport failure, as a client library would report it. */
+export class ConnectionError extends Error {
+  override readonly name = "ConnectionError";
+}
+
+export interface ConnectionOptions {
+  world: SimWorld;
+  runtime: AgentRuntime;
+  outbound: OrderedPath;
+  inbound: OrderedPath;
+  marketData: OrderedPath;
+  /** How long a request waits for an answer that never comes (a dropped response). Default 10 s. */
+  requestTimeoutMicros?: Micros;
+}
+
+export class InProcessConnection implements OrderEntryTransport, ReadTransport, AgentStream, StreamReceiver {
+  private readonly world: SimWorld;
+  private readonly runtime: AgentRuntime;
+  private readonly handlers = new Map<string, StreamHandler>();
+  private readonly subscriptions = new Map<string, Channel<StreamReceiver>>();
+  private readonly timeoutMicros: Micros;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.world = options.world;
+    this.runtime = options.runtime;
+    this.timeoutMicros = options.requestTimeoutMicros ?? 10_000_000;
+  }
+
+  // -- order entry ----------------------------------------------------------------------
+
+  request<Op extends OrderEntryOperation>(operation: Op, body: OrderEntryRequestBodies[Op]): Promise<OrderEntryResponse> {
+    return new Promise((resolve, reject) => {
+      const kernel = this.world.kernel;
+      kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
+        const answer = this.world.handle({ kind: "request", op: operation, body });
+        if (answer.responseDropped === true) {
+          kernel.schedule(kernel.now() + this.timeoutMicros, () => {
+            this.runtime.settled();
+            reject(new ConnectionError(`no answer to ${operation} within ${this.timeoutMicros / 1_000} ms`));
+          });
+          return;
+        }
+        const response: OrderEntryResponse = answer.ok ? { ok: true, payload: answer.payload } : { ok: false, error: answer.error };
+        kernel.schedule(this.options.inbound.arrival(kernel.now()), () => {
+          this.runtime.settled();
+          resolve(response);
+        });
+      });
+    });
+  }
+
+  // -- REST reads -----------------------------------------------------------------------
+
+  /** Runs `read` at the exchange after the outbound latency; its result comes back after the inbound latency. */
+  private read<T>(read: () => T): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const kernel = this.world.kernel;
+      kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
+        let result: T;
+        let failure: Error | undefined;
+        try {
+          result = read();
+        } catch (error) {
+          failure = error as Error;
+        }
+        kernel.schedule(this.options.inbound.arrival(kernel.now()), () => {
+          this.runtime.settled();
+          if (failure !== undefined) reject(failure);
+          else resolve(result);
+        });
+      });
+    });
+  }
+
+  openOrders(wallet: string): Promise<readonly TolerantOrder[]> {
+    return this.read(() => this.world.queries.openOrders(wallet) as TolerantOrder[]);
+  }
+
+  orderHistory(wallet: string, query: OrderHistoryQuery = {}): Promise<TolerantOrderHistoryList> {
+    return this.read(() => ({
+      data: this.world.queries.orderHistory(wallet, {
+        limit: ORDER_HISTORY_LIMIT,
+        ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
+        ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
+      }) as TolerantOrder[],
+      meta: { limit: ORDER_HISTORY_LIMIT, ...(query.startTime === undefined ? {} : { startTime: query.startTime }), ...(query.endTime === undefined ? {} : { endTime: query.endTime }) },
+    }));
+  }
+
+  depth(symbol: string, query: DepthQuery = {}): Promise<Depth> {
+    return this.read(() => {
+      const depth = this.world.queries.depth(symbol, query.limit ?? 100);
+      if (depth === undefined) throw new ConnectionError(`SYMBOL_NOT_FOUND_ERROR: symbol "${symbol}" does not resolve to a market`);
+      return depth as Depth;
+    });
+  }
+
+  positions(wallet: string): Promise<readonly Position[]> {
+    return this.read(() => this.world.queries.positions(wallet));
+  }
+
+  balances(wallet: string): Promise<readonly AccountBalance[]> {
+    return this.read(() => this.world.queries.accountBalances(wallet));
+  }
+
+  perpExecutions(wallet: string): Promise<readonly TolerantPerpExecution[]> {
+    return this.read(() => this.world.queries.perpExecutionsOfWallet(wallet) as TolerantPerpExecution[]);
+  }
+
+  // -- streaming ------------------------------------------------------------------------
+
+  subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed> {
+    return new Promise((resolve, reject) => {
+      const kernel = this.world.kernel;
+      kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
+        const answer = this.register(channel, onMessage);
+        kernel.schedule(this.options.marketData.arrival(kernel.now()), () => {
+          this.runtime.settled();
+          if (typeof answer === "string") reject(new ConnectionError(answer));
+          else resolve(answer);
+        });
+      });
+    });
+  }
+
+  unsubscribe(channel: string): void {
+    const kernel = this.world.kernel;
+    kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
+      const registered = this.subscriptions.get(channel);
+      if (registered === undefined) return;
+      this.world.channels.remove(registered, this);
+      this.subscriptions.delete(channel);
+      this.handlers.delete(channel);
+    });
+  }
+
+  /** At the exchange: resolves the name, takes the snapshot and registers, in one step (nothing missed, nothing repeated). */
+  private register(name: string, onMessage: StreamHandler): StreamSubscribed | string {
+    const resolved = resolveChannel(name, this.world.exchange.marketsBySymbol);
+    if (resolved === undefined) return STREAM_ERROR_INVALID_CHANNEL_NAME;
+    let contents: unknown;
+    if (channelHasSnapshot(resolved.kind)) {
+      if (this.world.exchange.faults.active("engineUnavailable", this.world.now())) return streamSnapshotErrorMessage(name);
+      contents = this.snapshot(resolved.kind, resolved.key);
+      if (contents === undefined) return streamSnapshotErrorMessage(name);
+    }
+    this.subscriptions.set(name, this.world.channels.add(resolved, this, name));
+    this.handlers.set(name, onMessage);
+    return contents === undefined ? { type: "subscribed", channel: name } : { type: "subscribed", channel: name, contents };
+  }
+
+  private snapshot(kind: string, key: string): unknown {
+    const queries = this.world.queries;
+    switch (kind) {
+      case "marketDepth":
+        return queries.depthStreamSnapshot(key);
+      case "walletOrderChanges":
+        return { data: queries.openOrders(key), snapshotSequenceNumber: this.world.exchange.lastOrderSequenceNumber };
+      case "walletTransfers":
+        return { data: queries.transfers(key, { limit: 100 }).data };
+      default:
+        return undefined;
+    }
+  }
+
+  /** From the world: a message of a subscribed channel, handed to the agent after the market-data latency. */
+  receive(message: StreamChannelData): void {
+    const kernel = this.world.kernel;
+    kernel.schedule(this.options.marketData.arrival(kernel.now()), () => {
+      const handler = this.handlers.get(message.channel);
+      if (handler !== undefined) this.runtime.invoke(`stream ${message.channel}`, () => handler(message));
+    });
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The simulated world: one Exchange driven by the simulation kernel.
+ *
+ * - Inputs: `handle(input)` hands an input to the Exchange at the kernel's
+ *   time (the one entry point; the input log sees each one first).
+ * - Timers: the Exchange's own timers (blocks, GTT expiry, cancelAllAfter,
+ *   summaries) run as one kernel event at `exchange.nextTimerAt()`, kept
+ *   up to date after every step, so they interleave with agent events in
+ *   virtual-time order.
+ * - Outputs: every output goes to the observers (fingerprint, recorders,
+ *   statistics) and through the streaming routing table
+ *   (src/exchange/stream-routes.ts) to the connections subscribed to its
+ *   channels. Event feeds are handed on at once; latest-value feeds
+ *   (summaries, oracle prices, positions, balances) are coalesced to the
+ *   newest value per channel within one step, like the live server's turn.
+ *
+ * A connection decides when a message arrives (its market-data latency);
+ * the world only says what was sent, and when.
+ */
+import { Fingerprint } from "../core/fingerprint.ts";
+import type { Micros } from "../core/time.ts";
+import { microsToMillis } from "../core/time.ts";
+import { Exchange, type ExchangeAnswer } from "../exchange/exchange.ts";
+import type { ExchangeConfig } from "../exchange/config.ts";
+import type { ExchangeInput } from "../exchange/inputs.ts";
+import type { ExchangeOutput, OutputListener } from "../exchange/outputs.ts";
+import { ExchangeQueries } from "../exchange/queries.ts";
+import { ChannelRegistry, type Channel } from "../exchange/stream-channels.ts";
+import { routeOutput, type ChannelSink } from "../exchange/stream-routes.ts";
+import type { ChannelKind } from "../spec/channels.ts";
+import type { StreamChannelData } from "../spec/stream-envelopes.ts";
+import { Simulation } from "./kernel.ts";
+
+/** Something that receives channel_data messages (an agent's stream connection). */
+export interface StreamReceiver {
+  receive(message: StreamChannelData): void;
+}
+
+export type InputListener = (atMicros: Micros, input: ExchangeInput) => void;
+
+export interface WorldOptions {
+  config: ExchangeConfig;
+  startMicros: Micros;
+  seed: number | string;
+}
+
+export class SimWorld implements ChannelSink {
+  readonly kernel: Simulation;
+  readonly exchange: Exchange;
+  readonly queries: ExchangeQueries;
+  readonly channels = new ChannelRegistry<StreamReceiver>();
+  readonly fingerprint = new Fingerprint();
+  private readonly inputListeners: InputListener[] = [];
+  private readonly latest = new Map<Channel<StreamReceiver>, unknown>();
+  private timerEvent: number | undefined;
+  private timerAt = Infinity;
+  private inputCount = 0;
+  private outputCount = 0;
+
+  constructor(options: WorldOptions) {
+    this.kernel = new Simulation({ startMicros: options.startMicros });
+    this.exchange = new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+    this.queries = new ExchangeQueries(this.exchange);
+    this.exchange.subscribe((output) => this.onOutput(output));
+  }
+
+  now(): Micros {
+    return this.kernel.now();
+  }
+
+  get inputs(): number {
+    return this.inputCount;
+  }
+
+  get outputs(): number {
+    return this.outputCount;
+  }
+
+  /** Sees every input, with its time, before the Exchange handles it (the input log). */
+  onInput(listener: InputListener): void {
+    this.inputListeners.push(listener);
+  }
+
+  /** Sees every output, in order (after the fingerprint and the routing to channels). */
+  observe(listener: OutputListener): () => void {
+    return this.exchange.subscribe(listener);
+  }
+
+  /** Hands `input` to the Exchange now. */
+  handle(input: ExchangeInput): ExchangeAnswer {
+    const at = this.kernel.now();
+    for (const listener of this.inputListeners) listener(at, input);
+    this.inputCount++;
+    const answer = this.exchange.handle(input, at);
+    this.endStep();
+    return answer;
+  }
+
+  /** Schedules the Exchange's next timer as a kernel event (call once at the start). */
+  start(): void {
+    this.syncTimer();
+  }
+
+  // -- ChannelSink -------------------------------------------------------------------
+
+  listening(kind: ChannelKind): boolean {
+    return this.channels.hasAny(kind);
+  }
+
+  publish(kind: ChannelKind, key: string, data: unknown): void {
+    const channel = this.channels.find(kind, key);
+    if (channel !== undefined) this.send(channel, data);
+  }
+
+  publishItem(kind: ChannelKind, key: string, item: unknown): void {
+    const channel = this.channels.find(kind, key);
+    if (channel !== undefined) this.send(channel, [item]);
+  }
+
+  publishLatest(kind: ChannelKind, key: string, data: unknown): void {
+    const channel = this.channels.find(kind, key);
+    if (channel !== undefined) this.latest.set(channel, data);
+  }
+
+  // -- internals ---------------------------------------------------------------------
+
+  private onOutput(output: ExchangeOutput): void {
+    this.outputCount++;
+    this.fingerprint.update(output);
+    routeOutput(output, this);
+  }
+
+  private send(channel: Channel<StreamReceiver>, data: unknown): void {
+    const timestamp = microsToMillis(this.kernel.now());
+    let message: StreamChannelData | undefined;
+    for (const [receiver, name] of channel.subscribers) {
+      if (message === undefined || message.channel !== name) message = { type: "channel_data", timestamp, channel: name, data };
+      receiver.receive(message);
+    }
+  }
+
+  /** After each step: coalesced latest values go out, and the timer event follows the Exchange's next timer. */
+  private endStep(): void {
+    if (this.latest.size > 0) {
+      const batch = [...this.latest];
+      this.latest.clear();
+      for (const [channel, data] of batch) this.send(channel, data);
+    }
+    this.syncTimer();
+  }
+
+  private syncTimer(): void {
+    const next = Math.max(this.exchange.nextTimerAt(), this.kernel.now());
+    if (next >= this.timerAt) return;
+    if (this.timerEvent !== undefined) this.kernel.cancel(this.timerEvent);
+    this.timerAt = next;
+    if (next === Infinity) {
+      this.timerEvent = undefined;
+      return;
+    }
+    this.timerEvent = this.kernel.schedule(next, () => this.runTimers());
+  }
+
+  private runTimers(): void {
+    this.timerEvent = undefined;
+    this.timerAt = Infinity;
+    this.exchange.advanceTo(this.kernel.now());
+    this.endStep();
+  }
+}
