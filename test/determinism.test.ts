@@ -19,7 +19,15 @@ export const DETERMINISTIC_CORE = [
   "src/settlement",
   "src/exchange",
   "src/sim/kernel.ts",
+  "src/sim/world.ts",
   "src/sim/transport.ts",
+  "src/sim/latency.ts",
+  "src/sim/oracle.ts",
+  "src/sim/agent.ts",
+  "src/sim/agent-host.ts",
+  "src/sim/scenario.ts",
+  "src/sim/run.ts",
+  "src/sim/invariants.ts",
   "src/client",
   "agents",
 ];
@@ -28,7 +36,7 @@ export const DETERMINISTIC_CORE = [
 export const DRIVER_EXCEPTIONS = ["src/client/transports"];
 
 /** Drivers and I/O may read clocks and do I/O; listed so the boundary is explicit. */
-export const DRIVERS = ["src/sim (runner, fuzz workers)", "src/live", "src/client/transports", "src/record", "src/report", "src/cli"];
+export const DRIVERS = ["src/sim/runner.ts", "src/sim/fuzz.ts", "src/sim/fuzz-worker.ts", "src/live", "src/client/transports", "src/record", "src/report", "src/cli"];
 
 const FORBIDDEN: { name: string; pattern: RegExp }[] = [
   { name: "Date", pattern: /\bDate\b/ },

@@ -82,27 +82,42 @@ export class AgentHost {
 
   private readonly starts: (() => void)[] = [];
 
+  /** Creates and funds every added agent's account (admin inputs, now), in the order they were added. */
+  openAccounts(): void {
+    for (const open of this.openings.splice(0)) open();
+  }
+
   /** Schedules every added agent's start now, in the order they were added. */
   startAll(): void {
     for (const start of this.starts.splice(0)) this.world.kernel.after(0, start);
   }
 
-  /** Creates and funds the agent's account (admin inputs, now); the agent starts with `startAll`. */
+  private readonly openings: (() => void)[] = [];
+
+  /**
+   * Adds an agent: its identity (key, wallet, and the next account id after
+   * the pool's, in the order agents are added) and its context. Nothing is
+   * sent yet: `openAccounts` creates and funds the accounts, `startAll`
+   * starts the programs, so observers can know every agent before the
+   * first input.
+   */
   add(entry: ScenarioAgent): HostedAgent {
     const key = agentPrivateKey(entry.name);
     const keySigner = privateKeySigner(key, { config: this.config.signing });
     const wallet = keySigner.address;
     const account = entry.account ?? {};
-    const created = this.world.handle({ kind: "admin", admin: { action: "createAccount", wallet, deposits: { ...(account.deposits ?? DEFAULT_DEPOSITS) } } });
-    if (!created.ok) throw new Error(`agent "${entry.name}": its account could not be created: ${created.error.message}`);
-    const accountId = Number(created.payload["accountId"]);
-    if (account.rateTier !== undefined || account.feeTierId !== undefined) {
-      const tier = this.world.handle({
-        kind: "admin",
-        admin: { action: "wallet", wallet, ...(account.rateTier === undefined ? {} : { rateTier: account.rateTier }), ...(account.feeTierId === undefined ? {} : { feeTierId: account.feeTierId }) },
-      });
-      if (!tier.ok) throw new Error(`agent "${entry.name}": wallet settings refused: ${tier.error.message}`);
-    }
+    const accountId = this.config.risk.poolAccountId + 1 + this.agents.length;
+    this.openings.push(() => {
+      const created = this.world.handle({ kind: "admin", admin: { action: "createAccount", wallet, accountId, deposits: { ...(account.deposits ?? DEFAULT_DEPOSITS) } } });
+      if (!created.ok) throw new Error(`agent "${entry.name}": its account ${accountId} could not be created: ${created.error.message}`);
+      if (account.rateTier !== undefined || account.feeTierId !== undefined) {
+        const tier = this.world.handle({
+          kind: "admin",
+          admin: { action: "wallet", wallet, ...(account.rateTier === undefined ? {} : { rateTier: account.rateTier }), ...(account.feeTierId === undefined ? {} : { feeTierId: account.feeTierId }) },
+        });
+        if (!tier.ok) throw new Error(`agent "${entry.name}": wallet settings refused: ${tier.error.message}`);
+      }
+    });
     const latency = { ...DEFAULT_AGENT_LATENCY, ...entry.latency };
     const path = (which: keyof typeof latency) =>
       new OrderedPath(latencyModel(latency[which], this.rng.stream(`latency:${entry.name}:${which}`), `agents.${entry.name}.latency.${which}`));

@@ -87,6 +87,36 @@ export function exchangeConfigOf(scenario: Scenario, signatures: SignatureMode):
   });
 }
 
+/**
+ * Puts a scenario in motion in a world whose agents were added: opens their
+ * accounts, starts the feeds (first prices now), starts the agents, and
+ * schedules the timeline. Used by SimRun and by `shadowbook serve <scenario>`.
+ */
+export function stageScenario(scenario: Scenario, world: SimWorld, host: AgentHost, oracle: Oracle, endMicros: Micros): void {
+  const kernel = world.kernel;
+  const startMicros = kernel.now();
+  host.openAccounts();
+  oracle.start(
+    (at, run) => {
+      if (at <= endMicros) kernel.schedule(at, run);
+    },
+    (input) => {
+      const answer = world.handle(input);
+      if (!answer.ok) throw new ScenarioError(`scenario "${scenario.name}": the oracle's prices were refused: ${answer.error.message}`);
+    },
+  );
+  host.startAll();
+  for (const [index, entry] of (scenario.timeline ?? []).entries()) {
+    const at = startMicros + Math.round(entry.atSeconds * MICROS_PER_SECOND);
+    if (at > endMicros) continue;
+    kernel.schedule(at, () => {
+      const input: ExchangeInput = "admin" in entry ? { kind: "admin", admin: entry.admin } : { kind: "fault", fault: entry.fault };
+      const answer = world.handle(input);
+      if (!answer.ok) throw new ScenarioError(`scenario "${scenario.name}": timeline[${index}] was refused: ${answer.error.error}: ${answer.error.message}`);
+    });
+  }
+}
+
 export class SimRun {
   readonly scenario: Scenario;
   readonly seed: number;
@@ -118,17 +148,6 @@ export class SimRun {
     for (const agent of scenario.agents) this.host.add(agent);
     this.oracle = new Oracle(scenario.prices, config.risk, rng, this.startMicros, options.paths ?? new Map(), scenario.oracleBasisSd ?? DEFAULT_BASIS_SD);
     const kernel = this.world.kernel;
-    this.oracle.start(
-      (at, run) => {
-        if (at <= this.endMicros) kernel.schedule(at, run);
-      },
-      (input) => {
-        const answer = this.world.handle(input);
-        if (!answer.ok) throw new ScenarioError(`scenario "${scenario.name}": the oracle's prices were refused: ${answer.error.message}`);
-      },
-    );
-    this.host.startAll();
-    this.scheduleTimeline();
     this.setup = Object.freeze({
       scenario,
       seed: this.seed,
@@ -147,6 +166,7 @@ export class SimRun {
         this.world.observe((value) => output(value, kernel.now()));
       }
     }
+    stageScenario(scenario, this.world, this.host, this.oracle, this.endMicros);
     const sampled = observers.filter((observer) => observer.sample !== undefined);
     if (sampled.length > 0) {
       const every = Math.round((options.sampleEveryMs ?? 1_000) * MICROS_PER_MILLI);
@@ -157,19 +177,6 @@ export class SimRun {
       kernel.schedule(this.startMicros, sample);
     }
     this.world.start();
-  }
-
-  private scheduleTimeline(): void {
-    const kernel = this.world.kernel;
-    for (const [index, entry] of (this.scenario.timeline ?? []).entries()) {
-      const at = this.startMicros + Math.round(entry.atSeconds * MICROS_PER_SECOND);
-      if (at > this.endMicros) continue;
-      kernel.schedule(at, () => {
-        const input: ExchangeInput = "admin" in entry ? { kind: "admin", admin: entry.admin } : { kind: "fault", fault: entry.fault };
-        const answer = this.world.handle(input);
-        if (!answer.ok) throw new ScenarioError(`scenario "${this.scenario.name}": timeline[${index}] was refused: ${answer.error.error}: ${answer.error.message}`);
-      });
-    }
   }
 
   /**

@@ -44,6 +44,19 @@ export interface WorldOptions {
   seed: number | string;
 }
 
+/**
+ * A world around an Exchange that someone else drives (the live server):
+ * inputs go through `handle` (the live driver stamps them with its clock),
+ * the driver fires the Exchange's timers itself, and the kernel only runs
+ * the agents' events, moved up to the driver's time by the caller. Call
+ * `flush()` after the driver advances, so coalesced values go out.
+ */
+export interface DrivenWorldOptions {
+  exchange: Exchange;
+  startMicros: Micros;
+  handle: (input: ExchangeInput) => ExchangeAnswer;
+}
+
 export class SimWorld implements ChannelSink {
   readonly kernel: Simulation;
   readonly exchange: Exchange;
@@ -56,10 +69,18 @@ export class SimWorld implements ChannelSink {
   private timerAt = Infinity;
   private inputCount = 0;
   private outputCount = 0;
+  /** Driven worlds hand inputs to their driver and leave the Exchange's timers to it. */
+  private readonly driven: ((input: ExchangeInput) => ExchangeAnswer) | undefined;
 
-  constructor(options: WorldOptions) {
+  constructor(options: WorldOptions | DrivenWorldOptions) {
     this.kernel = new Simulation({ startMicros: options.startMicros });
-    this.exchange = new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+    if ("exchange" in options) {
+      this.exchange = options.exchange;
+      this.driven = options.handle;
+    } else {
+      this.exchange = new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+      this.driven = undefined;
+    }
     this.queries = new ExchangeQueries(this.exchange);
     this.exchange.subscribe((output) => this.onOutput(output));
   }
@@ -88,6 +109,12 @@ export class SimWorld implements ChannelSink {
 
   /** Hands `input` to the Exchange now. */
   handle(input: ExchangeInput): ExchangeAnswer {
+    if (this.driven !== undefined) {
+      this.inputCount++;
+      const answer = this.driven(input);
+      this.flush();
+      return answer;
+    }
     const at = this.kernel.now();
     for (const listener of this.inputListeners) listener(at, input);
     this.inputCount++;
@@ -96,9 +123,17 @@ export class SimWorld implements ChannelSink {
     return answer;
   }
 
-  /** Schedules the Exchange's next timer as a kernel event (call once at the start). */
+  /** Schedules the Exchange's next timer as a kernel event (call once at the start; not for a driven world). */
   start(): void {
-    this.syncTimer();
+    if (this.driven === undefined) this.syncTimer();
+  }
+
+  /** Sends the coalesced latest values of the step (runs by itself after each input of a simulated world). */
+  flush(): void {
+    if (this.latest.size === 0) return;
+    const batch = [...this.latest];
+    this.latest.clear();
+    for (const [channel, data] of batch) this.send(channel, data);
   }
 
   // -- ChannelSink -------------------------------------------------------------------
@@ -141,11 +176,7 @@ export class SimWorld implements ChannelSink {
 
   /** After each step: coalesced latest values go out, and the timer event follows the Exchange's next timer. */
   private endStep(): void {
-    if (this.latest.size > 0) {
-      const batch = [...this.latest];
-      this.latest.clear();
-      for (const [channel, data] of batch) this.send(channel, data);
-    }
+    this.flush();
     this.syncTimer();
   }
 

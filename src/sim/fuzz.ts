@@ -1,0 +1,445 @@
+/**
+ * Seeded fuzzing (swarm testing): every seed draws the scenario's free
+ * parameters, runs the scenario with them and the exchange invariants on,
+ * and is reported as passed (with its fingerprint) or failed (with its
+ * parameters, the error, and the one command that reproduces it).
+ *
+ * - A seed's draw comes from `new RngRoot(seed).stream("fuzz")`, a stream
+ *   of its own: the run's other streams (agents, latency, oracle, chain)
+ *   are seeded from the same seed and do not see it. `fuzzedScenario` is
+ *   the one place that turns (scenario, seed) into the fuzzed scenario;
+ *   `shadowbook run <scenario> --seed N --fuzz` uses it too, so a failing
+ *   seed replays exactly. A scenario without `fuzz` runs unchanged with
+ *   the seed.
+ * - Seeds are independent runs, so where they run cannot change their
+ *   outcome: results come back sorted by seed and are identical (all but
+ *   wall time) whether they ran serially in this thread (`workers: 1`) or
+ *   in a pool of worker threads. Each worker imports the scenario module by
+ *   path, with tsx's loader, and runs one seed at a time.
+ * - A worker that dies (process.exit, an uncaught exception, out of
+ *   memory, a seed over `seedTimeoutSeconds`) fails the seed it was
+ *   running, with kind "WorkerCrash" or "Timeout"; a fresh worker takes
+ *   its place and the pool goes on.
+ *
+ * This is a driver: it uses worker threads and the wall clock (to measure
+ * seeds per second), never inside a run.
+ */
+import { createRequire } from "node:module";
+import { isAbsolute, resolve as resolvePath } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { RngRoot } from "../core/rng.ts";
+import type { Micros } from "../core/time.ts";
+import { AgentFailedError } from "./agent-host.ts";
+import type { RunObserver, RunSetup } from "./run.ts";
+import { runScenario } from "./runner.ts";
+import { checkScenario, ScenarioError, type FuzzParameters, type Scenario } from "./scenario.ts";
+
+/** The most seeds one `parseSeeds` may produce (a typo like 1..1e12 must not allocate forever). */
+export const SEEDS_MAX = 1_000_000;
+
+/** Stack lines kept with a failure (the error line plus the innermost frames). */
+const STACK_LINES_MAX = 8;
+
+export class FuzzError extends Error {
+  override readonly name = "FuzzError";
+}
+
+/** Why a seed failed. `kind` is the error's class name, or WorkerCrash / Timeout for a dead worker. */
+export interface FuzzFailure {
+  readonly kind: string;
+  /** One line: for an agent's failure, the agent, where, when, and the cause's class and message. */
+  readonly message: string;
+  /** The first lines of the stack (of the cause, for an agent's failure). */
+  readonly stack: string;
+  /** AgentFailedError: the agent's name and the class of what it threw (e.g. InvariantError). */
+  readonly agent?: string;
+  readonly causeKind?: string;
+}
+
+export interface FuzzResult {
+  readonly seed: number;
+  /** What the seed drew ({} for a scenario without `fuzz`). */
+  readonly parameters: FuzzParameters;
+  readonly ok: boolean;
+  /**
+   * The run's fingerprint; for a failed run, the fingerprint of the outputs
+   * up to the failure (the same on every replay). Absent when the run never
+   * started (the scenario was refused, or the worker died).
+   */
+  readonly fingerprint?: string;
+  /** Kernel events processed (up to the failure for a failed run). */
+  readonly events: number;
+  /** Virtual time the run reached (the failure time for a failed run). */
+  readonly atMicros?: Micros;
+  readonly error?: FuzzFailure;
+  /** The command that reproduces a failed seed. */
+  readonly reproduce?: string;
+  readonly wallSeconds: number;
+}
+
+export interface FuzzOptions {
+  /** The scenario module (default export a Scenario), relative to the working directory or absolute. */
+  scenarioPath: string;
+  seeds: readonly number[];
+  /** 1 (the default) runs every seed in this thread; more runs a pool of worker threads. */
+  workers?: number;
+  /** Overrides the scenario's duration. */
+  durationSeconds?: number;
+  /** State invariants after every this many blocks (default 1: every block). */
+  invariantEveryBlocks?: number;
+  /** Workers only: a seed still running after this long fails with kind "Timeout" (its worker is replaced). */
+  seedTimeoutSeconds?: number;
+  /** Called once per seed as it finishes, in completion order (not seed order). */
+  onResult?: (result: FuzzResult) => void;
+}
+
+export interface FuzzReport {
+  readonly scenario: string;
+  readonly scenarioPath: string;
+  readonly workers: number;
+  /** Sorted by seed. */
+  readonly results: readonly FuzzResult[];
+  readonly failures: readonly FuzzResult[];
+  readonly events: number;
+  readonly wallSeconds: number;
+  readonly seedsPerSecond: number;
+}
+
+// -- seeds ------------------------------------------------------------------------------
+
+/**
+ * Parses seeds: a range "1..1000", a list "1,5,9", or both ("1..10,20").
+ * Returns them sorted, each once. Seeds are non-negative safe integers.
+ */
+export function parseSeeds(text: string): number[] {
+  const seeds = new Set<number>();
+  const parseOne = (part: string): number => {
+    if (!/^\d+$/.test(part)) throw new FuzzError(`seeds "${text}": "${part}" is not a non-negative integer`);
+    const value = Number(part);
+    if (!Number.isSafeInteger(value)) throw new FuzzError(`seeds "${text}": "${part}" is beyond the safe integers`);
+    return value;
+  };
+  for (const raw of text.split(",")) {
+    const part = raw.trim();
+    if (part === "") throw new FuzzError(`seeds "${text}": an entry is empty`);
+    const range = /^(\S+?)\s*\.\.\s*(\S+)$/.exec(part);
+    if (range === null) {
+      seeds.add(parseOne(part));
+    } else {
+      const from = parseOne(range[1]!);
+      const to = parseOne(range[2]!);
+      if (to < from) throw new FuzzError(`seeds "${text}": range "${part}" ends before it starts`);
+      if (to - from + 1 + seeds.size > SEEDS_MAX) throw new FuzzError(`seeds "${text}": more than ${SEEDS_MAX} seeds`);
+      for (let seed = from; seed <= to; seed++) seeds.add(seed);
+    }
+    if (seeds.size > SEEDS_MAX) throw new FuzzError(`seeds "${text}": more than ${SEEDS_MAX} seeds`);
+  }
+  return [...seeds].sort((a, b) => a - b);
+}
+
+// -- one seed ---------------------------------------------------------------------------
+
+/**
+ * The scenario that `seed` fuzzes: its draw from the "fuzz" stream applied,
+ * checked, with the seed set. Without `fuzz`: the scenario with the seed.
+ * Throws a ScenarioError when the applied scenario breaks a rule.
+ */
+export function fuzzedScenario(scenario: Scenario, seed: number): { scenario: Scenario; parameters: FuzzParameters } {
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new FuzzError(`seed "${seed}" must be a non-negative integer`);
+  if (scenario.fuzz === undefined) return { scenario: { ...scenario, seed }, parameters: Object.freeze({}) };
+  const parameters = Object.freeze({ ...scenario.fuzz.draw(new RngRoot(seed).stream("fuzz")) });
+  const applied: Scenario = { ...scenario.fuzz.apply(scenario, parameters), seed };
+  checkScenario(applied);
+  return { scenario: applied, parameters };
+}
+
+/** The command that replays `seed` of the scenario at `scenarioPath`, fuzz draw applied. */
+export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number } = {}): string {
+  const path = /^[\w./@:+-]+$/.test(scenarioPath) ? scenarioPath : `'${scenarioPath.replaceAll("'", "'\\''")}'`;
+  const duration = options.durationSeconds === undefined ? "" : ` --duration ${options.durationSeconds}`;
+  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}`;
+}
+
+export interface SeedOptions {
+  scenarioPath: string;
+  durationSeconds?: number;
+  invariantEveryBlocks?: number;
+}
+
+/** Runs one seed (in this thread) and reports it; never throws for a failure of the run. */
+export async function runFuzzSeed(scenario: Scenario, seed: number, options: SeedOptions): Promise<FuzzResult> {
+  const started = performance.now();
+  let parameters: FuzzParameters = {};
+  let setup: RunSetup | undefined;
+  const watcher: RunObserver = {
+    begin(value) {
+      setup = value;
+    },
+  };
+  const wallSeconds = () => (performance.now() - started) / 1_000;
+  try {
+    const fuzzed = fuzzedScenario(scenario, seed);
+    parameters = fuzzed.parameters;
+    const { figures } = await runScenario(fuzzed.scenario, {
+      seed,
+      invariants: true,
+      invariantEveryBlocks: options.invariantEveryBlocks ?? 1,
+      observers: [watcher],
+      ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
+    });
+    return Object.freeze({ seed, parameters, ok: true, fingerprint: figures.fingerprint, events: figures.events, atMicros: setup?.world.now() ?? 0, wallSeconds: wallSeconds() });
+  } catch (error) {
+    const world = setup?.world;
+    return Object.freeze({
+      seed,
+      parameters,
+      ok: false,
+      ...(world === undefined ? {} : { fingerprint: world.fingerprint.digest(), atMicros: world.now() }),
+      events: world?.kernel.eventsProcessed ?? 0,
+      error: describeFailure(error),
+      reproduce: reproductionCommand(options.scenarioPath, seed, options),
+      wallSeconds: wallSeconds(),
+    });
+  }
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf("\n");
+  return end < 0 ? text : text.slice(0, end);
+}
+
+function stackHead(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const stack = error.stack ?? `${error.name}: ${error.message}`;
+  return stack.split("\n").slice(0, STACK_LINES_MAX).join("\n");
+}
+
+/** A thrown value as a failure record (plain data: it crosses thread boundaries). */
+export function describeFailure(error: unknown): FuzzFailure {
+  if (error instanceof AgentFailedError) {
+    const { agent, what, atMicros, error: cause } = error.failure;
+    const causeKind = cause instanceof Error ? cause.name : typeof cause;
+    const causeMessage = cause instanceof Error ? firstLine(cause.message) : String(cause);
+    return {
+      kind: error.name,
+      message: `agent "${agent}" failed in ${what} at virtual time ${atMicros}: ${causeKind}: ${causeMessage}`,
+      stack: stackHead(cause),
+      agent,
+      causeKind,
+    };
+  }
+  if (error instanceof Error) return { kind: error.name, message: firstLine(error.message), stack: stackHead(error) };
+  return { kind: typeof error, message: String(error), stack: String(error) };
+}
+
+/** A failed seed as text: the seed, the error, the parameters and the reproduction command. */
+export function formatFailure(result: FuzzResult): string {
+  const lines = [`seed ${result.seed}: ${result.error?.kind ?? "failed"}: ${result.error?.message ?? ""}`];
+  const parameters = Object.entries(result.parameters);
+  if (parameters.length > 0) lines.push(`  parameters: ${parameters.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(" ")}`);
+  if (result.atMicros !== undefined) lines.push(`  at virtual time ${result.atMicros} after ${result.events} events`);
+  if (result.reproduce !== undefined) lines.push(`  reproduce: ${result.reproduce}`);
+  return lines.join("\n");
+}
+
+// -- scenarios by path ------------------------------------------------------------------
+
+/** Imports a scenario module (default export, or an export named `scenario`) and checks it. */
+export async function loadScenario(scenarioPath: string): Promise<Scenario> {
+  const absolute = isAbsolute(scenarioPath) ? scenarioPath : resolvePath(scenarioPath);
+  const module = (await import(pathToFileURL(absolute).href)) as { default?: unknown; scenario?: unknown };
+  const scenario = (module.default ?? module.scenario) as Scenario | undefined;
+  if (scenario === undefined || typeof scenario !== "object" || !Array.isArray(scenario.agents)) {
+    throw new ScenarioError(`scenario file "${scenarioPath}" must default-export a scenario (defineScenario)`);
+  }
+  checkScenario(scenario);
+  return scenario;
+}
+
+// -- the pool ---------------------------------------------------------------------------
+
+/** What a worker is started with. */
+export interface FuzzWorkerData extends SeedOptions {
+  /** Absolute path of the scenario module. */
+  modulePath: string;
+}
+
+export type FuzzWorkerRequest = { readonly type: "run"; readonly seed: number };
+
+export type FuzzWorkerReply =
+  | { readonly type: "ready" }
+  | { readonly type: "loadFailed"; readonly error: FuzzFailure }
+  | { readonly type: "result"; readonly result: FuzzResult };
+
+/** Runs the seeds and reports them sorted by seed. Rejects only when the scenario cannot be loaded. */
+export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
+  const workers = options.workers ?? 1;
+  if (!Number.isSafeInteger(workers) || workers < 1) throw new FuzzError(`workers "${workers}" must be a positive integer`);
+  const seeds = [...new Set(options.seeds)].sort((a, b) => a - b);
+  for (const seed of seeds) {
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new FuzzError(`seed "${seed}" must be a non-negative integer`);
+  }
+  const started = performance.now();
+  const scenario = await loadScenario(options.scenarioPath);
+  const seedOptions: SeedOptions = {
+    scenarioPath: options.scenarioPath,
+    ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
+    ...(options.invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks: options.invariantEveryBlocks }),
+  };
+  const results: FuzzResult[] = [];
+  const record = (result: FuzzResult) => {
+    results.push(result);
+    options.onResult?.(result);
+  };
+  if (workers === 1 || seeds.length <= 1) {
+    for (const seed of seeds) record(await runFuzzSeed(scenario, seed, seedOptions));
+  } else {
+    await runPool({ scenario, seeds, workers: Math.min(workers, seeds.length), seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
+  }
+  results.sort((a, b) => a.seed - b.seed);
+  const wallSeconds = (performance.now() - started) / 1_000;
+  return Object.freeze({
+    scenario: scenario.name,
+    scenarioPath: options.scenarioPath,
+    workers,
+    results,
+    failures: results.filter((result) => !result.ok),
+    events: results.reduce((sum, result) => sum + result.events, 0),
+    wallSeconds,
+    seedsPerSecond: seeds.length / wallSeconds,
+  });
+}
+
+/** How a worker loads TypeScript: tsx's loader, by absolute URL, so that it works from any working directory. */
+function workerExecArgv(): string[] {
+  const loader = createRequire(import.meta.url).resolve("tsx");
+  return ["--import", pathToFileURL(loader).href];
+}
+
+interface PoolOptions {
+  scenario: Scenario;
+  seeds: readonly number[];
+  workers: number;
+  seedOptions: SeedOptions;
+  seedTimeoutSeconds?: number;
+  record: (result: FuzzResult) => void;
+}
+
+interface PoolSlot {
+  readonly worker: Worker;
+  ready: boolean;
+  seed: number | undefined;
+  sentAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Why the worker died, when we know more than its exit code. */
+  death: { kind: string; message: string; stack: string } | undefined;
+}
+
+function runPool(options: PoolOptions): Promise<void> {
+  const { scenario, seeds, seedOptions, record } = options;
+  const workerData: FuzzWorkerData = { ...seedOptions, modulePath: resolvePath(seedOptions.scenarioPath) };
+  const execArgv = workerExecArgv();
+  const entry = new URL("./fuzz-worker.ts", import.meta.url);
+  let next = 0;
+  let finished = 0;
+  const slots = new Set<PoolSlot>();
+
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const end = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      for (const slot of slots) {
+        if (slot.timer !== undefined) clearTimeout(slot.timer);
+        void slot.worker.terminate();
+      }
+      slots.clear();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+
+    const dispatch = (slot: PoolSlot) => {
+      if (next >= seeds.length) {
+        slots.delete(slot);
+        void slot.worker.terminate();
+        return;
+      }
+      const seed = seeds[next++]!;
+      slot.seed = seed;
+      slot.sentAt = performance.now();
+      if (options.seedTimeoutSeconds !== undefined) {
+        slot.timer = setTimeout(() => {
+          slot.death = { kind: "Timeout", message: `seed ${seed} ran longer than ${options.seedTimeoutSeconds} s of wall time`, stack: "" };
+          void slot.worker.terminate();
+        }, options.seedTimeoutSeconds * 1_000);
+      }
+      const request: FuzzWorkerRequest = { type: "run", seed };
+      slot.worker.postMessage(request);
+    };
+
+    const finish = (result: FuzzResult) => {
+      record(result);
+      finished++;
+      if (finished === seeds.length) end();
+    };
+
+    const spawn = () => {
+      const worker = new Worker(entry, { workerData, execArgv });
+      const slot: PoolSlot = { worker, ready: false, seed: undefined, sentAt: 0, timer: undefined, death: undefined };
+      slots.add(slot);
+      worker.on("message", (reply: FuzzWorkerReply) => {
+        if (settled) return;
+        if (reply.type === "ready") {
+          slot.ready = true;
+          dispatch(slot);
+        } else if (reply.type === "loadFailed") {
+          end(new FuzzError(`a worker could not load scenario "${seedOptions.scenarioPath}": ${reply.error.kind}: ${reply.error.message}`));
+        } else {
+          if (slot.timer !== undefined) clearTimeout(slot.timer);
+          slot.timer = undefined;
+          slot.seed = undefined;
+          finish(reply.result);
+          if (!settled) dispatch(slot);
+        }
+      });
+      worker.on("error", (error: unknown) => {
+        const failure = describeFailure(error);
+        slot.death ??= { kind: "WorkerCrash", message: `uncaught ${failure.kind}: ${failure.message}`, stack: failure.stack };
+      });
+      worker.on("exit", (code) => {
+        if (slot.timer !== undefined) clearTimeout(slot.timer);
+        const wasIn = slots.delete(slot);
+        if (settled || !wasIn) return;
+        if (!slot.ready) {
+          end(new FuzzError(`a fuzz worker exited (code ${code}) before it was ready${slot.death === undefined ? "" : `: ${slot.death.message}`}`));
+          return;
+        }
+        if (slot.seed === undefined) return;
+        finish(crashResult(scenario, slot.seed, seedOptions, code, slot.death, (performance.now() - slot.sentAt) / 1_000));
+        if (!settled && next < seeds.length) spawn();
+      });
+    };
+
+    for (let i = 0; i < options.workers; i++) spawn();
+  });
+}
+
+function crashResult(scenario: Scenario, seed: number, options: SeedOptions, code: number, death: PoolSlot["death"], wallSeconds: number): FuzzResult {
+  let parameters: FuzzParameters = {};
+  try {
+    parameters = fuzzedScenario(scenario, seed).parameters;
+  } catch {
+    // The draw itself failed: the worker would have reported that as an error, not died; keep {}.
+  }
+  const message = death?.kind === "Timeout" ? death.message : `the worker running seed ${seed} died (exit code ${code})${death === undefined ? "" : `: ${death.message}`}`;
+  return Object.freeze({
+    seed,
+    parameters,
+    ok: false,
+    events: 0,
+    error: { kind: death?.kind ?? "WorkerCrash", message, stack: death?.stack ?? "" },
+    reproduce: reproductionCommand(options.scenarioPath, seed, options),
+    wallSeconds,
+  });
+}
