@@ -1,6 +1,8 @@
 /**
- * `shadowbook serve`: the live mock server on real sockets.
+ * `shadowbook serve [scenario]`: the live mock server on real sockets.
  *
+ * With a scenario, the scenario's markets, accounts, feeds and agents
+ * (serve-scenario.ts).
  * Without a scenario it serves the built-in default: ETHRUSDPERP (marketId
  * 1), BTCRUSDPERP (2) and WETHRUSD (spot, 5; signs as 10000000005), rUSD,
  * WETH and WBTC, a moving seeded oracle, and house market makers so books
@@ -14,6 +16,8 @@ import { JsonlInputLog } from "../live/input-log.ts";
 import { startLiveServer } from "../live/serve.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { signingConfig } from "../signing/domain.ts";
+import { loadScenario } from "./scenario-loader.ts";
+import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
 
 export interface ServeOptions {
   port: string;
@@ -35,7 +39,7 @@ function integer(value: string, flag: string, min = 0): number {
   return Number(value);
 }
 
-export async function serve(options: ServeOptions): Promise<void> {
+export async function serve(options: ServeOptions, scenarioArgument?: string): Promise<void> {
   if (options.clock !== "wall" && options.clock !== "manual") throw new Error(`--clock "${options.clock}" must be wall or manual`);
   const clock = options.clock as ClockMode;
   const speed = Number(options.speed);
@@ -46,9 +50,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
   });
   const exchangeId = integer(options.exchangeId, "--exchange-id");
-  const base = defaultExchangeConfig(signing);
-  const config = { ...base, risk: { ...base.risk, exchangeId }, gateway: { ...DEFAULT_GATEWAY_CONFIG, exchangeId } };
+  const loaded = scenarioArgument === undefined ? undefined : await loadScenario(scenarioArgument);
   const seed = options.seed;
+  const scenario = loaded === undefined ? undefined : liveScenario(loaded.scenario, loaded.paths, { signing }, exchangeId, integer(seed, "--seed"));
+  const base = defaultExchangeConfig(signing);
+  const config = scenario?.config ?? { ...base, risk: { ...base.risk, exchangeId }, gateway: { ...DEFAULT_GATEWAY_CONFIG, exchangeId } };
   const log = options.record === undefined ? undefined : new JsonlInputLog(options.record, { config, seed, startMicros, clock });
   let house: House | undefined;
   const running = await startLiveServer({
@@ -60,15 +66,21 @@ export async function serve(options: ServeOptions): Promise<void> {
     startMicros,
     speed,
     ...(log === undefined ? {} : { log }),
-    onAdvance: (now) => house?.tick(now),
+    onAdvance: (now) => (scenario === undefined ? house?.tick(now) : scenario.advance(now)),
     setup: (context) => {
+      if (scenario !== undefined) {
+        scenario.setup(context);
+        return;
+      }
       house = new House(context.driver, config, { seed });
       house.open();
     },
   });
-  if (clock === "wall") setInterval(() => house?.tick(running.context.driver.now()), 250).unref();
+  if (clock === "wall" && scenario === undefined) setInterval(() => house?.tick(running.context.driver.now()), 250).unref();
+  if (clock === "wall" && scenario !== undefined) setInterval(() => scenario.advance(running.context.driver.now()), LIVE_AGENT_TICK_MS).unref();
   const { rest, stream, exec } = running.urls;
-  console.log(`shadowbook serve: ${clock} clock${clock === "wall" ? ` x${speed}` : ""}, seed ${seed}, exchangeId ${exchangeId}`);
+  const world = loaded === undefined ? "built-in markets and house market makers" : `scenario ${loaded.scenario.name} (${scenario!.agentCount} agents)`;
+  console.log(`shadowbook serve: ${world}, ${clock} clock${clock === "wall" ? ` x${speed}` : ""}, seed ${seed}, exchangeId ${exchangeId}`);
   console.log(`  REST          ${rest}`);
   console.log(`  streaming     ${stream}`);
   console.log(`  order entry   ${exec}`);
