@@ -1,10 +1,11 @@
 /**
- * The `shadowbook` command. Subcommands are added as their layers land:
- * demo (kernel demonstration) and serve (live mock server) now; run, fuzz,
- * replay and record later.
+ * The `shadowbook` command: run (backtest a scenario), fuzz (seeded
+ * swarm runs), serve (live mock server), demo (kernel demonstration).
  */
 import { Command } from "commander";
 import { runKernelDemo } from "./demo.ts";
+import { fuzzCommand, type FuzzCommandOptions } from "./fuzz.ts";
+import { runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 
 const program = new Command()
@@ -30,8 +31,38 @@ program
   });
 
 program
+  .command("run")
+  .description("run a backtest of a scenario on the virtual clock (a file, or the name of one in scenarios/)")
+  .argument("<scenario>", "scenario file (scenarios/*.ts) or name (default)")
+  .option("--seed <n>", "root seed (default: the scenario's)")
+  .option("--out <dir>", "write Arrow outputs, summary.json and report.html here")
+  .option("--verify-signatures", "signed mode: agents sign and the gateway verifies every signature")
+  .option("--duration <seconds>", "simulated seconds (default: the scenario's)")
+  .option("--invariants", "check the exchange invariants during the run")
+  .option("--fuzz", "apply this seed's fuzz draw (reproduces a `shadowbook fuzz` seed)")
+  .option("--no-progress", "no progress bar")
+  .option("--verbose", "also print each agent's own counters")
+  .action(async (scenario: string, options: RunCommandOptions) => {
+    await runCommand(scenario, options);
+  });
+
+program
+  .command("fuzz")
+  .description("run many seeds of a scenario with its fuzz draw and the invariants checked; print each failing seed with its reproduction")
+  .argument("<scenario>", "scenario file (scenarios/*.ts) or name")
+  .option("--seeds <seeds>", 'seeds: a range "1..1000" or a list "1,5,9"', "1..100")
+  .option("--workers <n>", "worker threads (results are the same for any number)", "2")
+  .option("--duration <seconds>", "simulated seconds per seed (default: the scenario's)")
+  .option("--invariant-every <blocks>", "check the state invariants every this many blocks", "1")
+  .option("--no-progress", "no progress line")
+  .action(async (scenario: string, options: FuzzCommandOptions) => {
+    await fuzzCommand(scenario, options);
+  });
+
+program
   .command("serve")
   .description("serve the live mock exchange: REST /v2, streaming /ws, order entry /exec, admin /admin")
+  .argument("[scenario]", "a scenario whose markets, accounts, feeds and agents to serve (default: built-in markets and house market makers)")
   .option("--port <port>", "TCP port (0 = any free port)", "8080")
   .option("--host <host>", "address to listen on", "127.0.0.1")
   .option("--seed <seed>", "root seed (oracle path, house agents, chain)", "1")
@@ -42,7 +73,7 @@ program
   .option("--verifying-contract <address>", "orders gateway address of the signing domain")
   .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
   .option("--record <dir>", "append every input to <dir>/inputs.jsonl for replay")
-  .action((options: ServeOptions) => serve(options));
+  .action((scenario: string | undefined, options: ServeOptions) => serve(options, scenario));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : String(error));

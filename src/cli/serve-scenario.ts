@@ -60,7 +60,7 @@ export function liveScenario(scenario: Scenario, paths: ReadonlyMap<string, Pric
       const rng = new RngRoot(seed);
       host = new AgentHost(world, config, rng, "signed");
       for (const agent of scenario.agents) host.add(agent);
-      const oracle = new Oracle(scenario.prices, config.risk, rng, start, paths, scenario.oracleBasisSd ?? DEFAULT_BASIS_SD);
+      const oracle = new Oracle(scenario.prices, config.risk, rng, start, paths, { sd: scenario.oracleBasisSd ?? DEFAULT_BASIS_SD, ...(scenario.oracleBasisMean === undefined ? {} : { mean: scenario.oracleBasisMean }) });
       stageScenario(scenario, world, host, oracle, OPEN_ENDED_MICROS);
       live.advance(start);
     },

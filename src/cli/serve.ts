@@ -16,7 +16,7 @@ import { JsonlInputLog } from "../live/input-log.ts";
 import { startLiveServer } from "../live/serve.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { signingConfig } from "../signing/domain.ts";
-import { loadScenario } from "./scenario-loader.ts";
+import { loadScenario } from "../sim/scenario-loader.ts";
 import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
 
 export interface ServeOptions {

@@ -7,17 +7,17 @@
  * Started by fuzz.ts with tsx's loader in its execArgv (it is TypeScript).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { describeFailure, loadScenario, runFuzzSeed, type FuzzWorkerData, type FuzzWorkerReply, type FuzzWorkerRequest } from "./fuzz.ts";
-import type { Scenario } from "./scenario.ts";
+import { describeFailure, runFuzzSeed, type FuzzWorkerData, type FuzzWorkerReply, type FuzzWorkerRequest } from "./fuzz.ts";
+import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("fuzz-worker.ts runs as a worker thread of fuzz.ts, not on its own");
 const data = workerData as FuzzWorkerData;
 const reply = (message: FuzzWorkerReply) => port.postMessage(message);
 
-let scenario: Scenario;
+let loaded: LoadedScenario;
 try {
-  scenario = await loadScenario(data.modulePath);
+  loaded = await loadScenario(data.modulePath);
 } catch (error) {
   reply({ type: "loadFailed", error: describeFailure(error) });
   port.close();
@@ -26,6 +26,6 @@ try {
 
 // One seed at a time: the pool sends the next only after this one's result.
 port.on("message", (request: FuzzWorkerRequest) => {
-  void runFuzzSeed(scenario, request.seed, data).then((result) => reply({ type: "result", result }));
+  void runFuzzSeed(loaded, request.seed, data).then((result) => reply({ type: "result", result }));
 });
 reply({ type: "ready" });

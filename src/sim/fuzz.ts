@@ -25,7 +25,6 @@
  * seeds per second), never inside a run.
  */
 import { createRequire } from "node:module";
-import { isAbsolute, resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { RngRoot } from "../core/rng.ts";
@@ -33,7 +32,8 @@ import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
 import type { RunObserver, RunSetup } from "./run.ts";
 import { runScenario } from "./runner.ts";
-import { checkScenario, ScenarioError, type FuzzParameters, type Scenario } from "./scenario.ts";
+import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
+import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
 /** The most seeds one `parseSeeds` may produce (a typo like 1..1e12 must not allocate forever). */
 export const SEEDS_MAX = 1_000_000;
@@ -168,7 +168,8 @@ export interface SeedOptions {
 }
 
 /** Runs one seed (in this thread) and reports it; never throws for a failure of the run. */
-export async function runFuzzSeed(scenario: Scenario, seed: number, options: SeedOptions): Promise<FuzzResult> {
+export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options: SeedOptions): Promise<FuzzResult> {
+  const scenario = loaded.scenario;
   const started = performance.now();
   let parameters: FuzzParameters = {};
   let setup: RunSetup | undefined;
@@ -186,6 +187,7 @@ export async function runFuzzSeed(scenario: Scenario, seed: number, options: See
       invariants: true,
       invariantEveryBlocks: options.invariantEveryBlocks ?? 1,
       observers: [watcher],
+      paths: loaded.paths,
       ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
     });
     return Object.freeze({ seed, parameters, ok: true, fingerprint: figures.fingerprint, events: figures.events, atMicros: setup?.world.now() ?? 0, wallSeconds: wallSeconds() });
@@ -243,20 +245,6 @@ export function formatFailure(result: FuzzResult): string {
   return lines.join("\n");
 }
 
-// -- scenarios by path ------------------------------------------------------------------
-
-/** Imports a scenario module (default export, or an export named `scenario`) and checks it. */
-export async function loadScenario(scenarioPath: string): Promise<Scenario> {
-  const absolute = isAbsolute(scenarioPath) ? scenarioPath : resolvePath(scenarioPath);
-  const module = (await import(pathToFileURL(absolute).href)) as { default?: unknown; scenario?: unknown };
-  const scenario = (module.default ?? module.scenario) as Scenario | undefined;
-  if (scenario === undefined || typeof scenario !== "object" || !Array.isArray(scenario.agents)) {
-    throw new ScenarioError(`scenario file "${scenarioPath}" must default-export a scenario (defineScenario)`);
-  }
-  checkScenario(scenario);
-  return scenario;
-}
-
 // -- the pool ---------------------------------------------------------------------------
 
 /** What a worker is started with. */
@@ -281,7 +269,8 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new FuzzError(`seed "${seed}" must be a non-negative integer`);
   }
   const started = performance.now();
-  const scenario = await loadScenario(options.scenarioPath);
+  const loaded = await loadScenario(options.scenarioPath);
+  const scenario = loaded.scenario;
   const seedOptions: SeedOptions = {
     scenarioPath: options.scenarioPath,
     ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
@@ -292,10 +281,10 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
     results.push(result);
     options.onResult?.(result);
   };
-  if (workers === 1 || seeds.length <= 1) {
-    for (const seed of seeds) record(await runFuzzSeed(scenario, seed, seedOptions));
-  } else {
-    await runPool({ scenario, seeds, workers: Math.min(workers, seeds.length), seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
+  if (workers === 1) {
+    for (const seed of seeds) record(await runFuzzSeed(loaded, seed, seedOptions));
+  } else if (seeds.length > 0) {
+    await runPool({ loaded, seeds, workers: Math.min(workers, seeds.length), seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
   }
   results.sort((a, b) => a.seed - b.seed);
   const wallSeconds = (performance.now() - started) / 1_000;
@@ -311,14 +300,31 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   });
 }
 
-/** How a worker loads TypeScript: tsx's loader, by absolute URL, so that it works from any working directory. */
-function workerExecArgv(): string[] {
-  const loader = createRequire(import.meta.url).resolve("tsx");
-  return ["--import", pathToFileURL(loader).href];
+/**
+ * How a worker starts: an eval'd bootstrap that registers tsx's ESM loader
+ * (its API, by absolute URL, so any working directory works) and then
+ * imports fuzz-worker.ts. On Node 20, `execArgv: ["--import", "tsx"]` is not
+ * enough: the worker's own entry is loaded before the hooks apply
+ * ("Unknown file extension .ts").
+ */
+function workerBootstrap(): string {
+  let api: string | undefined;
+  const metaResolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
+  if (typeof metaResolve === "function") {
+    try {
+      api = metaResolve("tsx/esm/api");
+    } catch {
+      api = undefined;
+    }
+  }
+  // Under some loaders (vitest) import.meta.resolve is missing: the ESM build sits beside the CommonJS one.
+  if (api === undefined || !api.startsWith("file:")) api = new URL("index.mjs", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api"))).href;
+  const entry = new URL("./fuzz-worker.ts", import.meta.url).href;
+  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
 
 interface PoolOptions {
-  scenario: Scenario;
+  loaded: LoadedScenario;
   seeds: readonly number[];
   workers: number;
   seedOptions: SeedOptions;
@@ -337,10 +343,10 @@ interface PoolSlot {
 }
 
 function runPool(options: PoolOptions): Promise<void> {
-  const { scenario, seeds, seedOptions, record } = options;
-  const workerData: FuzzWorkerData = { ...seedOptions, modulePath: resolvePath(seedOptions.scenarioPath) };
-  const execArgv = workerExecArgv();
-  const entry = new URL("./fuzz-worker.ts", import.meta.url);
+  const { loaded, seeds, seedOptions, record } = options;
+  const scenario = loaded.scenario;
+  const workerData: FuzzWorkerData = { ...seedOptions, modulePath: loaded.path };
+  const bootstrap = workerBootstrap();
   let next = 0;
   let finished = 0;
   const slots = new Set<PoolSlot>();
@@ -385,7 +391,7 @@ function runPool(options: PoolOptions): Promise<void> {
     };
 
     const spawn = () => {
-      const worker = new Worker(entry, { workerData, execArgv });
+      const worker = new Worker(bootstrap, { eval: true, workerData });
       const slot: PoolSlot = { worker, ready: false, seed: undefined, sentAt: 0, timer: undefined, death: undefined };
       slots.add(slot);
       worker.on("message", (reply: FuzzWorkerReply) => {
@@ -415,8 +421,8 @@ function runPool(options: PoolOptions): Promise<void> {
           end(new FuzzError(`a fuzz worker exited (code ${code}) before it was ready${slot.death === undefined ? "" : `: ${slot.death.message}`}`));
           return;
         }
-        if (slot.seed === undefined) return;
-        finish(crashResult(scenario, slot.seed, seedOptions, code, slot.death, (performance.now() - slot.sentAt) / 1_000));
+        if (slot.seed !== undefined) finish(crashResult(scenario, slot.seed, seedOptions, code, slot.death, (performance.now() - slot.sentAt) / 1_000));
+        // A worker that died between seeds (a leftover of the last one) is replaced as well.
         if (!settled && next < seeds.length) spawn();
       });
     };

@@ -59,11 +59,6 @@ interface FeedState {
   next(): { atMicros: Micros; price: number } | undefined;
 }
 
-export interface OracleSchedule {
-  /** The first step of every feed, sorted by time (ties in feed order). */
-  readonly feeds: readonly FeedState[];
-}
-
 function decimalsOf(step: string): number {
   return (step.split(".")[1] ?? "").length;
 }
@@ -107,7 +102,7 @@ export class Oracle {
     rng: RngRoot,
     startMicros: Micros,
     paths: ReadonlyMap<string, PricePath>,
-    basisSd: number,
+    basis: { readonly sd: number; readonly mean?: number },
   ) {
     for (const feed of feeds) {
       const perps = markets.perpMarkets
@@ -125,10 +120,12 @@ export class Oracle {
       const state: FeedState = { asset: feed.asset, decimals: feed.decimals ?? 2, perps, price: 0, next };
       this.feeds.push(state);
     }
-    this.basisSd = basisSd;
+    this.basisSd = basis.sd;
+    this.basisMean = basis.mean ?? 0;
   }
 
   private readonly basisSd: number;
+  private readonly basisMean: number;
 
   /** The latest index price of `asset` (a float, for agents' and reports' reference; the Exchange has the exact one). */
   price(asset: string): number | undefined {
@@ -155,7 +152,7 @@ export class Oracle {
   private pricesOf(feed: FeedState): PriceInput["prices"] {
     const prices: { asset?: string; symbol?: string; price: string }[] = [{ asset: feed.asset, price: feed.price.toFixed(feed.decimals) }];
     for (const perp of feed.perps) {
-      const basis = this.basisSd > 0 ? perp.basis.normal(0, this.basisSd) : 0;
+      const basis = this.basisSd > 0 ? perp.basis.normal(this.basisMean, this.basisSd) : this.basisMean;
       prices.push({ symbol: perp.symbol, price: (feed.price * (1 + basis)).toFixed(perp.decimals) });
     }
     return prices;

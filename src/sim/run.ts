@@ -146,7 +146,7 @@ export class SimRun {
     this.invariants = options.invariants === true ? new ExchangeInvariants(this.world.exchange, { everyBlocks: options.invariantEveryBlocks ?? 1 }) : undefined;
     this.host = new AgentHost(this.world, config, rng, this.signatures);
     for (const agent of scenario.agents) this.host.add(agent);
-    this.oracle = new Oracle(scenario.prices, config.risk, rng, this.startMicros, options.paths ?? new Map(), scenario.oracleBasisSd ?? DEFAULT_BASIS_SD);
+    this.oracle = new Oracle(scenario.prices, config.risk, rng, this.startMicros, options.paths ?? new Map(), { sd: scenario.oracleBasisSd ?? DEFAULT_BASIS_SD, ...(scenario.oracleBasisMean === undefined ? {} : { mean: scenario.oracleBasisMean }) });
     const kernel = this.world.kernel;
     this.setup = Object.freeze({
       scenario,

@@ -115,6 +115,12 @@ export interface Scenario {
   readonly prices: readonly PriceFeed[];
   /** Std-dev of each perp's exchange-mark oracle around its index (a fraction), default 0.0002. */
   readonly oracleBasisSd?: number;
+  /**
+   * Mean of that basis (a fraction, default 0): a perp whose mark oracle
+   * sits above its index pays funding from longs to shorts (rate =
+   * (mark - index) / index per hour, capped by the market's fundingRateCap).
+   */
+  readonly oracleBasisMean?: number;
   readonly agents: readonly ScenarioAgent[];
   readonly settlement?: SettlementSettings;
   readonly timeline?: readonly TimelineEntry[];

@@ -15,7 +15,7 @@ describe("Simulation", () => {
     });
     const stats = sim.run();
     expect(seen).toEqual(["a@2000", "b@2000", "b-child@2000", "c@3000"]);
-    expect(stats).toEqual({ eventsProcessed: 4, startMicros: 1000, endMicros: 3000, spanMicros: 2000, drained: true });
+    expect(stats).toEqual({ eventsProcessed: 4, startMicros: 1000, endMicros: 3000, spanMicros: 2000, drained: true, paused: false });
   });
 
   it("stops at `untilMicros` with the clock there, and resumes", () => {

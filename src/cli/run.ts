@@ -1,0 +1,79 @@
+/**
+ * `shadowbook run <scenario>`: one backtest on the virtual clock.
+ *
+ * Prints a progress bar, then the summary table (per agent and per market),
+ * the run's figures and fingerprint; `--out DIR` also writes the Arrow
+ * outputs, summary.json and report.html there (src/report/write-run.ts). `--seed`
+ * replaces the scenario's seed; `--fuzz` also applies that seed's fuzz draw
+ * (what `shadowbook fuzz` ran for the seed) and checks the invariants, as
+ * the fuzzer does, so any fuzz failure reproduces with
+ * `shadowbook run <scenario> --seed N --fuzz`.
+ */
+import { basename } from "node:path";
+import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
+import { createRunOutputs } from "../report/write-run.ts";
+import { fuzzedScenario } from "../sim/fuzz.ts";
+import { runScenario, type RunFigures } from "../sim/runner.ts";
+import type { SignatureMode } from "../sim/scenario.ts";
+import { loadScenario } from "../sim/scenario-loader.ts";
+import { progressBar } from "./progress.ts";
+
+export interface RunCommandOptions {
+  seed?: string;
+  out?: string;
+  verifySignatures?: boolean;
+  duration?: string;
+  invariants?: boolean;
+  fuzz?: boolean;
+  progress?: boolean;
+  verbose?: boolean;
+}
+
+export function parseSeed(value: string, flag = "--seed"): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new Error(`${flag} "${value}" must be a non-negative integer`);
+  return Number(value);
+}
+
+function parseDuration(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) throw new Error(`--duration "${value}" must be a positive number of seconds`);
+  return seconds;
+}
+
+export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures> {
+  const loaded = await loadScenario(argument);
+  let scenario = loaded.scenario;
+  const seed = options.seed === undefined ? scenario.seed : parseSeed(options.seed);
+  if (options.fuzz === true) {
+    const fuzzed = fuzzedScenario(scenario, seed);
+    scenario = fuzzed.scenario;
+    const drawn = Object.entries(fuzzed.parameters).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+    if (drawn.length > 0) console.log(`fuzz draw of seed ${seed}: ${drawn.join(" ")}`);
+  }
+  const signatures: SignatureMode = options.verifySignatures === true ? "signed" : scenario.signatures ?? "trusted";
+  const bar = options.progress === false ? undefined : progressBar();
+  const outputs = options.out === undefined ? undefined : createRunOutputs(options.out);
+  const summary = outputs?.summary ?? new RunSummaryObserver();
+  const { run, figures } = await runScenario(scenario, {
+    observers: outputs?.observers ?? [summary],
+    seed,
+    signatures,
+    paths: loaded.paths,
+    // A fuzz seed is reproduced as the fuzzer ran it: with the invariants checked.
+    invariants: options.invariants === true || options.fuzz === true,
+    ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),
+    ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
+  });
+  bar?.done();
+  console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"})`);
+  const written = outputs === undefined ? undefined : await outputs.finish(figures);
+  console.log(written?.table ?? formatSummaryTable(summary.summarize(figures)));
+  if (options.verbose === true) {
+    for (const agent of run.host.agents) {
+      const counts = [...agent.counts].map(([name, count]) => `${name} ${count}`).join(", ");
+      console.log(`  ${agent.name.padEnd(20)} ${counts}`);
+    }
+  }
+  if (written !== undefined) console.log(`wrote ${written.files.length} files to ${options.out}: ${written.files.map((file) => basename(file)).join(", ")}`);
+  return figures;
+}

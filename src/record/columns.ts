@@ -1,0 +1,456 @@
+/**
+ * Columnar building blocks for the Arrow IPC recorders: plain growable
+ * column arrays (typed arrays for numbers, validity bitmaps for nulls, one
+ * byte buffer plus offsets for strings) cut into an Arrow RecordBatch every
+ * `batchRows` rows with `makeData`. No per-row Arrow builders, no
+ * `vectorFromArray` over row objects: a row costs a few typed-array stores.
+ *
+ * Column kinds:
+ * - `f64`: Float64 (analysis values: prices, quantities, money); null allowed;
+ * - `i32`, `i64`: Int32, Int64 (account ids, sequence numbers, counts); null allowed;
+ * - `time`: Timestamp(ms, "UTC"), never null;
+ * - `bool`: Bool; null allowed;
+ * - `utf8`: Utf8 (ids: orderId, fillId); null allowed;
+ * - `dict`: Dictionary<Int32, Utf8> for low-cardinality text (symbols, agent
+ *   names, enums). The vocabulary is seeded with the known values (the
+ *   run's markets and agents, the spec's enums) so that every batch shares
+ *   one dictionary; an unexpected value is appended and written as an Arrow
+ *   dictionary delta (valid IPC, read by apache-arrow; some readers of the
+ *   file format refuse deltas, hence the seeding).
+ *
+ * A table (`ColumnTable`) owns its columns, counts rows (`endRow()` after a
+ * row's values were pushed, one per column) and keeps the sealed batches
+ * until `toIPC()` writes the Arrow IPC file format.
+ */
+import {
+  Bool,
+  Dictionary,
+  Field,
+  Float64,
+  Int32,
+  Int64,
+  makeData,
+  RecordBatch,
+  RecordBatchFileWriter,
+  Schema,
+  Struct,
+  TimestampMillisecond,
+  Utf8,
+  Vector,
+  type Data,
+  type DataType,
+} from "apache-arrow";
+
+export const DEFAULT_BATCH_ROWS = 65_536;
+
+const INITIAL_CAPACITY = 1_024;
+
+/** A column of one Arrow field: pushes values, and cuts the pushed values into one Data. */
+export interface Column {
+  readonly name: string;
+  readonly field: Field;
+  /** Values pushed since the last cut. */
+  readonly length: number;
+  /** The pushed values as Data (the column restarts empty). */
+  cut(): Data;
+}
+
+/** A validity bitmap that is only materialized once a null is pushed. */
+class Validity {
+  private bits: Uint8Array | null = null;
+  nulls = 0;
+
+  /** Marks row `index` null (rows before it valid). */
+  setNull(index: number, capacity: number): void {
+    if (this.bits === null) {
+      this.bits = new Uint8Array(Math.max(capacity, INITIAL_CAPACITY) >> 3 | 0).fill(0xff);
+    }
+    this.ensure(index);
+    this.bits[index >> 3]! &= ~(1 << (index & 7));
+    this.nulls++;
+  }
+
+  /** Rows after the last null must read valid: the bitmap starts all ones, grown ones stay ones. */
+  private ensure(index: number): void {
+    const bits = this.bits!;
+    const need = (index >> 3) + 1;
+    if (need <= bits.length) return;
+    const grown = new Uint8Array(Math.max(need, bits.length * 2)).fill(0xff);
+    grown.set(bits);
+    this.bits = grown;
+  }
+
+  /** The bitmap for `length` rows (undefined when no null), and restarts. */
+  cut(length: number): { nullBitmap?: Uint8Array; nullCount: number } {
+    const bits = this.bits;
+    const nullCount = this.nulls;
+    this.bits = null;
+    this.nulls = 0;
+    if (bits === null || nullCount === 0) return { nullCount: 0 };
+    const bytes = (length + 7) >> 3;
+    const out = new Uint8Array(bytes).fill(0xff);
+    out.set(bits.subarray(0, Math.min(bytes, bits.length)));
+    return { nullBitmap: out, nullCount };
+  }
+}
+
+function grow<T extends Float64Array | Int32Array | Uint8Array>(array: T, need: number): T {
+  if (need <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(Math.max(need, array.length * 2));
+  next.set(array as never);
+  return next;
+}
+
+export class F64Column implements Column {
+  readonly field: Field;
+  private values = new Float64Array(INITIAL_CAPACITY);
+  private readonly validity = new Validity();
+  length = 0;
+
+  constructor(readonly name: string) {
+    this.field = new Field(name, new Float64(), true);
+  }
+
+  push(value: number): void {
+    if (this.length === this.values.length) this.values = grow(this.values, this.length + 1);
+    this.values[this.length++] = value;
+  }
+
+  /** A wire decimal as a float; undefined is null. */
+  pushDecimal(text: string | undefined): void {
+    if (text === undefined) this.pushNull();
+    else this.push(Number(text));
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.values.length);
+    this.push(0);
+  }
+
+  cut(): Data {
+    const length = this.length;
+    const data = this.values.slice(0, length);
+    this.values = new Float64Array(Math.max(INITIAL_CAPACITY, length));
+    this.length = 0;
+    return makeData({ type: new Float64(), length, data, ...this.validity.cut(length) });
+  }
+}
+
+export class I32Column implements Column {
+  readonly field: Field;
+  private values = new Int32Array(INITIAL_CAPACITY);
+  private readonly validity = new Validity();
+  length = 0;
+
+  constructor(readonly name: string) {
+    this.field = new Field(name, new Int32(), true);
+  }
+
+  push(value: number): void {
+    if (this.length === this.values.length) this.values = grow(this.values, this.length + 1);
+    this.values[this.length++] = value;
+  }
+
+  pushOptional(value: number | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.values.length);
+    this.push(0);
+  }
+
+  cut(): Data {
+    const length = this.length;
+    const data = this.values.slice(0, length);
+    this.values = new Int32Array(Math.max(INITIAL_CAPACITY, length));
+    this.length = 0;
+    return makeData({ type: new Int32(), length, data, ...this.validity.cut(length) });
+  }
+}
+
+/**
+ * Int64 (or Timestamp ms when `time`), pushed as safe-integer numbers and
+ * stored as little-endian 32-bit halves, so a push allocates no BigInt; the
+ * cut hands Arrow the same bytes as a BigInt64Array.
+ */
+export class I64Column implements Column {
+  readonly field: Field;
+  private words = new Int32Array(INITIAL_CAPACITY * 2);
+  private readonly validity = new Validity();
+  private readonly type: Int64 | TimestampMillisecond;
+  length = 0;
+
+  constructor(
+    readonly name: string,
+    time = false,
+  ) {
+    this.type = time ? new TimestampMillisecond("UTC") : new Int64();
+    this.field = new Field(name, this.type, !time);
+  }
+
+  push(value: number): void {
+    const at = this.length * 2;
+    if (at + 2 > this.words.length) this.words = grow(this.words, at + 2);
+    // Two's complement halves of a safe integer: low word = value mod 2^32, high word = floor(value / 2^32).
+    const high = Math.floor(value / 4_294_967_296);
+    this.words[at] = value - high * 4_294_967_296;
+    this.words[at + 1] = high;
+    this.length++;
+  }
+
+  pushOptional(value: number | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.words.length >> 1);
+    this.push(0);
+  }
+
+  cut(): Data {
+    const length = this.length;
+    const data = new BigInt64Array(this.words.slice(0, length * 2).buffer);
+    this.words = new Int32Array(Math.max(INITIAL_CAPACITY, length) * 2);
+    this.length = 0;
+    return makeData({ type: this.type as DataType, length, data, ...this.validity.cut(length) } as never);
+  }
+}
+
+/** Timestamp(ms, UTC) column of milliseconds since the Unix epoch. */
+export class TimeColumn extends I64Column {
+  constructor(name: string) {
+    super(name, true);
+  }
+}
+
+export class BoolColumn implements Column {
+  readonly field: Field;
+  private bits = new Uint8Array(INITIAL_CAPACITY >> 3);
+  private readonly validity = new Validity();
+  length = 0;
+
+  constructor(readonly name: string) {
+    this.field = new Field(name, new Bool(), true);
+  }
+
+  push(value: boolean): void {
+    const index = this.length++;
+    if ((index >> 3) >= this.bits.length) this.bits = grow(this.bits, (index >> 3) + 1);
+    if (value) this.bits[index >> 3]! |= 1 << (index & 7);
+  }
+
+  pushOptional(value: boolean | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.bits.length << 3);
+    this.push(false);
+  }
+
+  cut(): Data {
+    const length = this.length;
+    const data = this.bits.slice(0, (length + 7) >> 3);
+    this.bits = new Uint8Array(Math.max(INITIAL_CAPACITY, length) >> 3);
+    this.length = 0;
+    return makeData({ type: new Bool(), length, data, ...this.validity.cut(length) });
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes and offsets, ASCII copied byte by byte (ids are ASCII digits). */
+class StringBytes {
+  bytes = new Uint8Array(INITIAL_CAPACITY * 8);
+  offsets = new Int32Array(INITIAL_CAPACITY + 1);
+  count = 0;
+
+  push(text: string): void {
+    if (this.count + 1 >= this.offsets.length) this.offsets = grow(this.offsets, this.count + 2);
+    let at = this.offsets[this.count]!;
+    const n = text.length;
+    if (at + n * 3 > this.bytes.length) this.bytes = grow(this.bytes, at + n * 3);
+    const bytes = this.bytes;
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f) {
+        ascii = false;
+        break;
+      }
+      bytes[at + i] = code;
+    }
+    if (ascii) at += n;
+    else at += encoder.encodeInto(text, bytes.subarray(at)).written;
+    this.offsets[++this.count] = at;
+  }
+
+  cut(): { valueOffsets: Int32Array; data: Uint8Array; length: number } {
+    const length = this.count;
+    const end = this.offsets[length]!;
+    const result = { valueOffsets: this.offsets.slice(0, length + 1), data: this.bytes.slice(0, end), length };
+    this.offsets = new Int32Array(Math.max(INITIAL_CAPACITY, length) + 1);
+    this.bytes = new Uint8Array(Math.max(INITIAL_CAPACITY * 8, end));
+    this.count = 0;
+    return result;
+  }
+}
+
+/** Utf8 data of a list of strings (dictionaries, small tables). */
+export function utf8Data(strings: readonly string[]): Data<Utf8> {
+  const bytes = new StringBytes();
+  for (const text of strings) bytes.push(text);
+  const { valueOffsets, data, length } = bytes.cut();
+  return makeData({ type: new Utf8(), length, nullCount: 0, valueOffsets, data });
+}
+
+export class Utf8Column implements Column {
+  readonly field: Field;
+  private readonly strings = new StringBytes();
+  private readonly validity = new Validity();
+
+  constructor(readonly name: string) {
+    this.field = new Field(name, new Utf8(), true);
+  }
+
+  get length(): number {
+    return this.strings.count;
+  }
+
+  push(text: string): void {
+    this.strings.push(text);
+  }
+
+  pushOptional(text: string | undefined): void {
+    if (text === undefined) this.pushNull();
+    else this.strings.push(text);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.strings.count, this.strings.offsets.length);
+    this.strings.push("");
+  }
+
+  cut(): Data {
+    const { valueOffsets, data, length } = this.strings.cut();
+    return makeData({ type: new Utf8(), length, valueOffsets, data, ...this.validity.cut(length) });
+  }
+}
+
+let nextDictionaryId = 1;
+
+/** Dictionary<Int32, Utf8>: an index per row into a vocabulary shared by every batch. */
+export class DictColumn implements Column {
+  readonly field: Field;
+  private readonly type: Dictionary<Utf8, Int32>;
+  private readonly codes = new Map<string, number>();
+  private readonly vocabulary: string[] = [];
+  /** Dictionary chunks written so far: a batch's dictionary is their concatenation (later ones are deltas). */
+  private readonly chunks: Data<Utf8>[] = [];
+  private covered = 0;
+  private indices = new Int32Array(INITIAL_CAPACITY);
+  private readonly validity = new Validity();
+  length = 0;
+
+  constructor(
+    readonly name: string,
+    seed: Iterable<string> = [],
+  ) {
+    this.type = new Dictionary(new Utf8(), new Int32(), nextDictionaryId++);
+    this.field = new Field(name, this.type, true);
+    for (const value of seed) this.code(value);
+  }
+
+  private code(value: string): number {
+    let code = this.codes.get(value);
+    if (code === undefined) {
+      code = this.vocabulary.length;
+      this.vocabulary.push(value);
+      this.codes.set(value, code);
+    }
+    return code;
+  }
+
+  push(value: string): void {
+    if (this.length === this.indices.length) this.indices = grow(this.indices, this.length + 1);
+    this.indices[this.length++] = this.code(value);
+  }
+
+  pushOptional(value: string | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.indices.length);
+    if (this.length === this.indices.length) this.indices = grow(this.indices, this.length + 1);
+    this.indices[this.length++] = 0;
+  }
+
+  cut(): Data {
+    if (this.vocabulary.length > this.covered || this.chunks.length === 0) {
+      this.chunks.push(utf8Data(this.vocabulary.slice(this.covered)));
+      this.covered = this.vocabulary.length;
+    }
+    const length = this.length;
+    const data = this.indices.slice(0, length);
+    this.indices = new Int32Array(Math.max(INITIAL_CAPACITY, length));
+    this.length = 0;
+    return makeData({ type: this.type, length, data, dictionary: new Vector(this.chunks.slice()), ...this.validity.cut(length) });
+  }
+}
+
+/** One Arrow table being recorded: its columns, its sealed batches. */
+export class ColumnTable {
+  readonly schema: Schema;
+  private readonly batches: RecordBatch[] = [];
+  private rows = 0;
+  private total = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly columns: readonly Column[],
+    private readonly batchRows = DEFAULT_BATCH_ROWS,
+  ) {
+    this.schema = new Schema(columns.map((column) => column.field));
+  }
+
+  /** Rows recorded so far. */
+  get rowCount(): number {
+    return this.total;
+  }
+
+  /** Closes the current row (every column got one value); seals a batch every `batchRows` rows. */
+  endRow(): void {
+    this.rows++;
+    this.total++;
+    if (this.rows >= this.batchRows) this.seal();
+  }
+
+  /** Cuts the pending rows into a RecordBatch. */
+  seal(): void {
+    if (this.rows === 0) return;
+    const length = this.rows;
+    const children: Data[] = [];
+    for (const column of this.columns) {
+      if (column.length !== length) throw new Error(`table "${this.name}" column "${column.name}" has ${column.length} values for ${length} rows`);
+      children.push(column.cut());
+    }
+    this.rows = 0;
+    this.batches.push(new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children })));
+  }
+
+  /** The Arrow IPC file bytes of every row recorded (an empty table keeps its schema). */
+  toIPC(): Uint8Array {
+    this.seal();
+    const writer = new RecordBatchFileWriter();
+    writer.reset(undefined, this.schema);
+    for (const batch of this.batches) writer.write(batch);
+    writer.finish();
+    return writer.toUint8Array(true);
+  }
+}
