@@ -180,10 +180,13 @@ export class AgentHost {
   private runtimeOf(agent: string): AgentRuntime {
     return {
       invoke: (what, body) => {
+        // Agent code may settle promises without returning one (a synchronous
+        // handler resolving a waiter): its continuations must run before time
+        // moves, so every agent event asks for a turn of the microtask queue.
+        this.pendingContinuations = true;
         try {
           const result = body();
           if (result !== null && typeof result === "object" && typeof (result as PromiseLike<unknown>).then === "function") {
-            this.pendingContinuations = true;
             (result as PromiseLike<unknown>).then(undefined, (error: unknown) => this.fail(agent, what, error));
           }
         } catch (error) {

@@ -2,8 +2,9 @@
  * The oracle of a simulated run: each asset's index price follows its feed
  * (a seeded geometric Brownian motion with Poisson jumps, or a recorded
  * path), and each perp's exchange-mark oracle follows its index asset with
- * a small seeded basis. Each step is one `prices` input to the Exchange,
- * like any other input: it is logged and replays.
+ * a small seeded basis. Each step (of all feeds due at that instant) is one
+ * `prices` input to the Exchange, like any other input: it is logged and
+ * replays.
  *
  * GBM step over dt hours: log return = (drift - vol^2 / 2) dt + vol sqrt(dt) Z,
  * plus the sum of N ~ Poisson(perHour dt) jumps, each N(mean, sd). Prices
@@ -134,18 +135,38 @@ export class Oracle {
 
   /**
    * Schedules every feed: `schedule(at, fn)` runs fn at a virtual time;
-   * `publish(input)` hands a prices input to the Exchange.
+   * `publish(input)` hands a prices input to the Exchange. Steps of several
+   * feeds at the same instant go out as one input (feeds in scenario order),
+   * as one oracle update would.
    */
   start(schedule: (atMicros: Micros, run: () => void) => void, publish: (input: PriceInput) => void): void {
+    const batches = new Map<Micros, { feed: FeedState; price: number }[]>();
+    const enqueue = (feed: FeedState, point: { atMicros: Micros; price: number }) => {
+      let batch = batches.get(point.atMicros);
+      if (batch === undefined) {
+        batch = [];
+        batches.set(point.atMicros, batch);
+        const at = point.atMicros;
+        schedule(at, () => {
+          const due = batches.get(at)!;
+          batches.delete(at);
+          const prices: PriceInput["prices"][number][] = [];
+          for (const step of due) {
+            step.feed.price = step.price;
+            prices.push(...this.pricesOf(step.feed));
+          }
+          publish({ kind: "prices", prices });
+          for (const step of due) {
+            const following = step.feed.next();
+            if (following !== undefined) enqueue(step.feed, following);
+          }
+        });
+      }
+      batch.push({ feed, price: point.price });
+    };
     for (const feed of this.feeds) {
-      const step = (point: { atMicros: Micros; price: number }) => {
-        feed.price = point.price;
-        publish({ kind: "prices", prices: this.pricesOf(feed) });
-        const following = feed.next();
-        if (following !== undefined) schedule(following.atMicros, () => step(following));
-      };
       const first = feed.next();
-      if (first !== undefined) schedule(first.atMicros, () => step(first));
+      if (first !== undefined) enqueue(feed, first);
     }
   }
 

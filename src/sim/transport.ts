@@ -36,7 +36,7 @@ const ORDER_HISTORY_LIMIT = 100;
 
 /** What the connection calls when agent code must run (a settled promise, a message handler). */
 export interface AgentRuntime {
-  /** Runs agent code: notes a returned promise (so the runner lets it continue) and fails the run on an error. */
+  /** Runs agent code, lets its promise continuations run before time moves, and fails the run on an error. */
   invoke(what: string, body: () => unknown): void;
   /** A promise was settled inside this event: its continuations must run before time moves. */
   settled(): void;

@@ -1,0 +1,165 @@
+/**
+ * Arbitrageur: trades a perp book against the oracle price.
+ *
+ * When a market's best ask is more than `thresholdBps` below the oracle
+ * price of its asset, it buys what the ask offers (at most
+ * `maxOrderNotional` USD, and within `maxPositionNotional` of position) with
+ * an IOC at the ask; when the best bid is more than `thresholdBps` above the
+ * oracle, it sells. It unwinds a position with a reduce-only IOC once the
+ * book is back: a long is sold when the bid is no more than `exitBps` below
+ * the oracle (a short mirrors this), so every round trip earns at least
+ * thresholdBps - exitBps before fees.
+ *
+ * It checks a market on every oracle update of its asset and on book
+ * changes (at most once per `checkDelayMs`), one order in flight per market.
+ *
+ * Counts: checks, arbBuys, arbSells, exits (orders sent for each reason),
+ * unfilled (IOCs that found nothing), error:<code>.
+ */
+import { MICROS_PER_MILLI } from "../src/core/time.ts";
+import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { BookTracker } from "./lib/book.ts";
+import { countError } from "./lib/errors.ts";
+import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { OracleTracker } from "./lib/oracle.ts";
+import { PositionTracker } from "./lib/positions.ts";
+
+export interface ArbitrageurParams {
+  /** The perp markets watched. Default ["ETHRUSDPERP", "BTCRUSDPERP"]. */
+  readonly symbols: readonly string[];
+  /** Distance of the touch through the oracle that triggers a trade, bps. Default 15. */
+  readonly thresholdBps: number;
+  /** A long is unwound once the bid is at most this far below the oracle (a short mirrors it), bps. Default 10. */
+  readonly exitBps: number;
+  /** Largest single IOC, USD. Default 10000. */
+  readonly maxOrderNotional: number;
+  /** Largest position per market, USD. Default 40000. */
+  readonly maxPositionNotional: number;
+  /** Least time between two checks of one market caused by book changes, ms. Default 200. */
+  readonly checkDelayMs: number;
+}
+
+export const ARBITRAGEUR_DEFAULTS: ArbitrageurParams = {
+  symbols: ["ETHRUSDPERP", "BTCRUSDPERP"],
+  thresholdBps: 15,
+  exitBps: 10,
+  maxOrderNotional: 10_000,
+  maxPositionNotional: 40_000,
+  checkDelayMs: 200,
+};
+
+const UNSETTLED_MAX_MICROS = 1_000_000;
+
+interface Leg {
+  readonly isBuy: boolean;
+  readonly price: number;
+  readonly qty: number;
+  readonly reduceOnly: boolean;
+  readonly what: "arbBuys" | "arbSells" | "exits";
+}
+
+class Watch {
+  private busy = false;
+  private scheduled = false;
+  /** Filled but not yet settled (the positions channel follows settlement). */
+  private unsettledQty = 0;
+  private unsettledAtMicros = 0;
+
+  constructor(
+    private readonly ctx: AgentContext<ArbitrageurParams>,
+    private readonly grid: MarketGrid,
+    private readonly book: BookTracker,
+    private readonly oracle: OracleTracker,
+    private readonly positions: PositionTracker,
+  ) {
+    book.onChange(() => this.soon());
+    oracle.onUpdate((update) => (update.asset === grid.asset ? this.check() : undefined));
+    positions.onChange((change) => {
+      if (change.symbol === grid.symbol) this.unsettledQty = 0;
+    });
+  }
+
+  private soon(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.ctx.after(this.ctx.params.checkDelayMs * MICROS_PER_MILLI, () => {
+      this.scheduled = false;
+      return this.check();
+    });
+  }
+
+  /** The trade the book and the oracle call for now, if any. */
+  private leg(): Leg | undefined {
+    const p = this.ctx.params;
+    const reference = this.oracle.price(this.grid.asset);
+    if (reference === undefined) return undefined;
+    const { bid, bidQty, ask, askQty } = this.book.touch();
+    // A fill that has not settled within a second was busted: it never becomes a position.
+    const unsettled = this.ctx.now() - this.unsettledAtMicros < UNSETTLED_MAX_MICROS ? this.unsettledQty : 0;
+    const position = this.positions.qty(this.grid.symbol) + unsettled;
+    const exposure = position * reference;
+    const orderQty = p.maxOrderNotional / reference;
+    if (ask !== undefined && ask <= MarketGrid.shift(reference, -p.thresholdBps) && exposure < p.maxPositionNotional) {
+      return { isBuy: true, price: ask, qty: Math.min(askQty, orderQty, (p.maxPositionNotional - exposure) / reference), reduceOnly: false, what: "arbBuys" };
+    }
+    if (bid !== undefined && bid >= MarketGrid.shift(reference, p.thresholdBps) && exposure > -p.maxPositionNotional) {
+      return { isBuy: false, price: bid, qty: Math.min(bidQty, orderQty, (p.maxPositionNotional + exposure) / reference), reduceOnly: false, what: "arbSells" };
+    }
+    if (position > 0 && bid !== undefined && bid >= MarketGrid.shift(reference, -p.exitBps)) {
+      return { isBuy: false, price: bid, qty: Math.min(bidQty, position), reduceOnly: true, what: "exits" };
+    }
+    if (position < 0 && ask !== undefined && ask <= MarketGrid.shift(reference, p.exitBps)) {
+      return { isBuy: true, price: ask, qty: Math.min(askQty, -position), reduceOnly: true, what: "exits" };
+    }
+    return undefined;
+  }
+
+  async check(): Promise<void> {
+    if (this.busy) return;
+    const { ctx, grid } = this;
+    ctx.count("checks");
+    const leg = this.leg();
+    if (leg === undefined) return;
+    const qty = grid.qty(leg.qty);
+    if (qty === undefined) return;
+    this.busy = true;
+    ctx.count(leg.what);
+    try {
+      const response = await ctx.client.createOrder({
+        symbol: grid.symbol,
+        isBuy: leg.isBuy,
+        limitPx: grid.price(leg.price, "nearest"),
+        qty,
+        timeInForce: "IOC",
+        reduceOnly: leg.reduceOnly,
+      });
+      const filled = Number(response.cumQty ?? "0");
+      if (filled === 0) ctx.count("unfilled");
+      else {
+        this.unsettledQty += leg.isBuy ? filled : -filled;
+        this.unsettledAtMicros = ctx.now();
+      }
+    } catch (error) {
+      countError(ctx, error);
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+export const arbitrageur = defineAgent<ArbitrageurParams>({
+  kind: "arbitrageur",
+  description: "takes a perp book's touch when it is far enough through the oracle price, unwinds when the book is back",
+  defaults: ARBITRAGEUR_DEFAULTS,
+  async start(ctx) {
+    const p = ctx.params;
+    if (!(p.thresholdBps > p.exitBps)) throw new RangeError(`thresholdBps "${p.thresholdBps}" must be greater than exitBps "${p.exitBps}"`);
+    const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
+    for (const grid of grids) if (grid.kind !== "perp") throw new RangeError(`symbol "${grid.symbol}" must be a perp market`);
+    const oracle = await OracleTracker.start(ctx);
+    const positions = await PositionTracker.start(ctx);
+    for (const grid of grids) new Watch(ctx, grid, await BookTracker.start(ctx, grid.symbol), oracle, positions);
+  },
+});
+
+export default arbitrageur;

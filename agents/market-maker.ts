@@ -1,0 +1,289 @@
+/**
+ * Market maker: two-sided quotes around the oracle price, skewed by
+ * inventory, refreshed in place with modifyOrder, behind a cancelAllAfter
+ * dead-man switch.
+ *
+ * Every `refreshSeconds`:
+ * 1. the dead-man switch is renewed (cancelAllAfter, `deadManMs`): if the
+ *    maker stops refreshing (crash, network, or `stopRefreshingAfterSeconds`),
+ *    the service cancels its quotes by itself (cancel reason CANCEL_ALL_AFTER);
+ * 2. each of the `levels` x 2 quote slots gets its target: level i of a side
+ *    sits `spreadBps + i * levelSpacingBps` from the fair price, where the fair
+ *    price is the oracle price shifted against the inventory by up to
+ *    `skewBps`, and the side that would grow the inventory shrinks with it;
+ * 3. a slot with a live order is modified in place when its size changed or
+ *    its price moved by `requoteBps` or more (modifyOrder keeps the orderId;
+ *    other slots send nothing),
+ *    an empty slot (first refresh, or its order filled or was cancelled) is
+ *    filled with a new post-only GTC order.
+ *
+ * Inventory: the perp position (positions channel), or for a spot market the
+ * base asset held beyond the starting balance (accountBalances channel).
+ *
+ * Counts: quotesCreated, modifies, unchanged, deadManRenewals, fills,
+ * deadManCancels (quotes the switch cancelled), refreshStopped, and
+ * error:<code> for every rejection (POST_ONLY_WOULD_CROSS_ERROR when the
+ * book moved through a quote, ORDER_NOT_FOUND_ERROR when a quote filled
+ * while it was being modified).
+ */
+import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { MICROS_PER_SECOND } from "../src/core/time.ts";
+import { BalanceTracker } from "./lib/balances.ts";
+import { countError, requestErrorCode } from "./lib/errors.ts";
+import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { OracleTracker } from "./lib/oracle.ts";
+import { OrderTracker } from "./lib/orders.ts";
+import { PositionTracker } from "./lib/positions.ts";
+
+export interface MarketMakerParams {
+  /** The market to quote. Default "ETHRUSDPERP". */
+  readonly symbol: string;
+  /** Quote levels per side. Default 3. */
+  readonly levels: number;
+  /** Distance of the best quote from the fair price on each side, bps. Default 8. */
+  readonly spreadBps: number;
+  /** Distance between consecutive levels, bps. Default 6. */
+  readonly levelSpacingBps: number;
+  /** Size of one level in USD at the first oracle price; the size in base units is then fixed. Default 4000. */
+  readonly levelNotional: number;
+  /** Inventory (USD at the fair price) at which the quotes are fully skewed and the growing side is pulled. Default 60000. */
+  readonly maxInventoryNotional: number;
+  /** Shift of the fair price against a full inventory, bps. Default 10. */
+  readonly skewBps: number;
+  /** Seconds between refreshes. Default 3. */
+  readonly refreshSeconds: number;
+  /** A live quote is moved only when its target price is at least this far from its price, bps (0 = on any change). Default 0. */
+  readonly requoteBps: number;
+  /** The cancelAllAfter timeout renewed at every refresh, ms (5000 to 60000). Default 15000. */
+  readonly deadManMs: number;
+  /** Seconds after its start at which the maker stops refreshing, so its switch fires; null = never. Default null. */
+  readonly stopRefreshingAfterSeconds: number | null;
+}
+
+export const MARKET_MAKER_DEFAULTS: MarketMakerParams = {
+  symbol: "ETHRUSDPERP",
+  levels: 3,
+  spreadBps: 8,
+  levelSpacingBps: 6,
+  levelNotional: 4_000,
+  maxInventoryNotional: 60_000,
+  skewBps: 10,
+  refreshSeconds: 3,
+  requoteBps: 0,
+  deadManMs: 15_000,
+  stopRefreshingAfterSeconds: null,
+};
+
+/** One quote slot: a side and a level, with the order that fills it. */
+interface Slot {
+  readonly isBuy: boolean;
+  readonly level: number;
+  orderId: string | undefined;
+  /** What was last sent for the slot: price in ticks, remaining size in lots. */
+  priceTicks: number;
+  remainingLots: number;
+  busy: boolean;
+}
+
+interface Target {
+  readonly priceTicks: number;
+  readonly lots: number;
+}
+
+function checkParams(p: MarketMakerParams): void {
+  if (!(Number.isInteger(p.levels) && p.levels >= 1)) throw new RangeError(`levels "${p.levels}" must be an integer >= 1`);
+  if (!(p.refreshSeconds > 0)) throw new RangeError(`refreshSeconds "${p.refreshSeconds}" must be > 0`);
+  if (!(p.deadManMs >= 5_000 && p.deadManMs <= 60_000)) throw new RangeError(`deadManMs "${p.deadManMs}" must be within [5000, 60000]`);
+  if (p.deadManMs <= p.refreshSeconds * 1_000) throw new RangeError(`deadManMs "${p.deadManMs}" must be longer than refreshSeconds "${p.refreshSeconds}" s`);
+}
+
+class MarketMaker {
+  private readonly slots: Slot[] = [];
+  private readonly slotByOrder = new Map<string, Slot>();
+  private lotsPerLevel = 0;
+  private stopped = false;
+  private readonly stopAtMicros: number;
+
+  constructor(
+    private readonly ctx: AgentContext<MarketMakerParams>,
+    private readonly grid: MarketGrid,
+    private readonly oracle: OracleTracker,
+    private readonly inventory: () => number,
+    private readonly orders: OrderTracker,
+  ) {
+    const p = ctx.params;
+    for (let level = 0; level < p.levels; level++) {
+      for (const isBuy of [true, false]) this.slots.push({ isBuy, level, orderId: undefined, priceTicks: 0, remainingLots: 0, busy: false });
+    }
+    this.stopAtMicros = p.stopRefreshingAfterSeconds === null ? Infinity : ctx.now() + p.stopRefreshingAfterSeconds * MICROS_PER_SECOND;
+    orders.onUpdate((row) => {
+      const slot = this.slotByOrder.get(row.orderId);
+      if (slot === undefined) return;
+      if (row.execQty !== undefined) ctx.count("fills");
+      if (row.status === "OPEN") return;
+      if (row.cancelReason === "CANCEL_ALL_AFTER") ctx.count("deadManCancels");
+      this.release(slot);
+    });
+  }
+
+  async refresh(): Promise<void> {
+    const { ctx } = this;
+    if (this.stopped) return;
+    if (ctx.now() >= this.stopAtMicros) {
+      this.stopped = true;
+      ctx.count("refreshStopped");
+      return;
+    }
+    ctx.after(ctx.params.refreshSeconds * MICROS_PER_SECOND, () => this.refresh());
+    const fair = this.oracle.price(this.grid.asset);
+    if (fair === undefined) return;
+    if (this.lotsPerLevel === 0) this.lotsPerLevel = this.grid.lots(ctx.params.levelNotional / fair) || this.grid.minLots;
+    const work: Promise<void>[] = [this.renewDeadMan()];
+    const targets = this.targets(fair);
+    this.slots.forEach((slot, index) => work.push(this.update(slot, targets[index])));
+    await Promise.all(work);
+  }
+
+  private async renewDeadMan(): Promise<void> {
+    try {
+      await this.ctx.client.cancelAllAfter({ timeoutMs: this.ctx.params.deadManMs });
+      this.ctx.count("deadManRenewals");
+    } catch (error) {
+      countError(this.ctx, error);
+    }
+  }
+
+  /** The target of every slot, in slot order; undefined = the slot should be empty. */
+  private targets(fair: number): (Target | undefined)[] {
+    const p = this.ctx.params;
+    const inventory = Math.max(-1, Math.min(1, (this.inventory() * fair) / p.maxInventoryNotional));
+    const center = MarketGrid.shift(fair, -inventory * p.skewBps);
+    const bidLots = Math.floor(this.lotsPerLevel * (1 - Math.max(0, inventory)));
+    const askLots = Math.floor(this.lotsPerLevel * (1 + Math.min(0, inventory)));
+    return this.slots.map((slot) => {
+      const lots = slot.isBuy ? bidLots : askLots;
+      if (lots < this.grid.minLots) return undefined;
+      const distanceBps = p.spreadBps + slot.level * p.levelSpacingBps;
+      const price = MarketGrid.shift(center, slot.isBuy ? -distanceBps : distanceBps);
+      return { priceTicks: this.grid.ticks(price, slot.isBuy ? "down" : "up"), lots };
+    });
+  }
+
+  private async update(slot: Slot, target: Target | undefined): Promise<void> {
+    if (slot.busy) return;
+    slot.busy = true;
+    try {
+      if (slot.orderId === undefined) {
+        if (target !== undefined) await this.place(slot, target);
+      } else if (target === undefined) {
+        await this.pull(slot, slot.orderId);
+      } else if (target.lots !== slot.remainingLots || this.movedEnough(slot.priceTicks, target.priceTicks)) {
+        await this.move(slot, slot.orderId, target);
+      } else {
+        this.ctx.count("unchanged");
+      }
+    } finally {
+      slot.busy = false;
+    }
+  }
+
+  private movedEnough(fromTicks: number, toTicks: number): boolean {
+    if (fromTicks === toTicks) return false;
+    return Math.abs(toTicks - fromTicks) * 10_000 >= this.ctx.params.requoteBps * fromTicks;
+  }
+
+  private async place(slot: Slot, target: Target): Promise<void> {
+    const { ctx, grid } = this;
+    try {
+      const response = await ctx.client.createOrder({
+        symbol: grid.symbol,
+        isBuy: slot.isBuy,
+        limitPx: grid.formatTicks(target.priceTicks),
+        qty: grid.formatLots(target.lots),
+        timeInForce: "GTC",
+        postOnly: true,
+      });
+      ctx.count("quotesCreated");
+      if (response.status !== "OPEN") return;
+      slot.orderId = response.orderId;
+      slot.priceTicks = target.priceTicks;
+      slot.remainingLots = target.lots;
+      this.slotByOrder.set(response.orderId, slot);
+    } catch (error) {
+      countError(ctx, error);
+    }
+  }
+
+  private async move(slot: Slot, orderId: string, target: Target): Promise<void> {
+    const { ctx, grid } = this;
+    const live = this.cumLots(orderId);
+    try {
+      const response = await ctx.client.modifyOrder({
+        orderId,
+        symbol: grid.symbol,
+        isBuy: slot.isBuy,
+        limitPx: grid.formatTicks(target.priceTicks),
+        qty: grid.formatLots(live + target.lots),
+        timeInForce: "GTC",
+        postOnly: true,
+      });
+      ctx.count("modifies");
+      slot.priceTicks = target.priceTicks;
+      slot.remainingLots = target.lots;
+      if (response.status !== "OPEN" && slot.orderId === orderId) this.release(slot);
+    } catch (error) {
+      const code = countError(ctx, error);
+      // The quote is gone (filled or cancelled while the modify was on its way): place a new one next time.
+      if (code === "ORDER_NOT_FOUND_ERROR" && slot.orderId === orderId) this.release(slot);
+    }
+  }
+
+  private async pull(slot: Slot, orderId: string): Promise<void> {
+    try {
+      await this.ctx.client.cancelOrder({ symbol: this.grid.symbol, orderId });
+      this.ctx.count("pulled");
+      if (slot.orderId === orderId) this.release(slot);
+    } catch (error) {
+      countError(this.ctx, error);
+      if (requestErrorCode(error) !== undefined && slot.orderId === orderId) this.release(slot);
+    }
+  }
+
+  private cumLots(orderId: string): number {
+    const live = this.orders.get(orderId);
+    return live === undefined ? 0 : Math.round(live.cumQty / this.grid.step);
+  }
+
+  private release(slot: Slot): void {
+    if (slot.orderId !== undefined) this.slotByOrder.delete(slot.orderId);
+    slot.orderId = undefined;
+    slot.priceTicks = 0;
+    slot.remainingLots = 0;
+  }
+}
+
+export const marketMaker = defineAgent<MarketMakerParams>({
+  kind: "market-maker",
+  description: "inventory-skewed two-sided quotes around the oracle, refreshed with modifyOrder, behind a cancelAllAfter dead-man switch",
+  defaults: MARKET_MAKER_DEFAULTS,
+  async start(ctx) {
+    checkParams(ctx.params);
+    const grid = gridOf(ctx.markets, ctx.params.symbol);
+    const oracle = await OracleTracker.start(ctx);
+    const orders = await OrderTracker.start(ctx);
+    let inventory: () => number;
+    if (grid.kind === "perp") {
+      const positions = await PositionTracker.start(ctx);
+      inventory = () => positions.qty(grid.symbol);
+    } else {
+      const balances = await BalanceTracker.start(ctx);
+      const startBase = balances.balance(grid.asset);
+      inventory = () => balances.balance(grid.asset) - startBase;
+    }
+    const maker = new MarketMaker(ctx, grid, oracle, inventory, orders);
+    await oracle.ready(grid.asset);
+    await maker.refresh();
+  },
+});
+
+export default marketMaker;

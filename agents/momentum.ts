@@ -1,0 +1,323 @@
+/**
+ * Momentum trader with protective stops.
+ *
+ * Signal: the oracle price of the market's asset, sampled every
+ * `sampleSeconds`; the fast moving average (`fastSamples`) against the slow
+ * one (`slowSamples`). When flat and the fast average is more than
+ * `entryThresholdBps` above (below) the slow one, it buys (sells) about
+ * `notional` USD with an IOC `crossBps` through the oracle.
+ *
+ * Protection: once the position shows on the positions channel (after
+ * settlement), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
+ * `takeProfitBps` from the average entry price (spec 4.2.1 triggers: no
+ * qty, they cover the whole position; the exchange pairs them as OCO and
+ * fires them on the mark price). Each stop's child is an IOC whose limit is
+ * `stopSlippageBps` beyond its trigger (within the service's trigger band).
+ * A position still open after `maxHoldSeconds`, or left without a live stop
+ * (a fired stop's IOC child that the book could not fill completely), is
+ * closed with a reduce-only IOC; closing makes the exchange cancel the
+ * remaining stops (POSITION_CLOSED). After a close it waits
+ * `cooldownSeconds` before the next entry.
+ *
+ * Counts: entries, entryUnfilled, entryBusted, stopsArmed, stopLossFired,
+ * takeProfitFired, ocoCancelled, stopsPositionClosed, timeExits,
+ * remainderExits, closed, error:<code>.
+ */
+import { MICROS_PER_SECOND } from "../src/core/time.ts";
+import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import type { Order } from "../src/spec/order.ts";
+import { countError } from "./lib/errors.ts";
+import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { OracleTracker } from "./lib/oracle.ts";
+import { OrderTracker } from "./lib/orders.ts";
+import { PositionTracker } from "./lib/positions.ts";
+
+export interface MomentumParams {
+  /** The perp market traded. Default "ETHRUSDPERP". */
+  readonly symbol: string;
+  /** Seconds between oracle samples. Default 1. */
+  readonly sampleSeconds: number;
+  /** Samples in the fast moving average. Default 20. */
+  readonly fastSamples: number;
+  /** Samples in the slow moving average. Default 120. */
+  readonly slowSamples: number;
+  /** Fast-over-slow difference that opens a position, bps. Default 4. */
+  readonly entryThresholdBps: number;
+  /** Position size in USD at entry. Default 6000. */
+  readonly notional: number;
+  /** How far through the oracle the entry and exit IOCs are priced, bps. Default 100. */
+  readonly crossBps: number;
+  /** Stop-loss trigger distance from the entry price, bps. Default 35. */
+  readonly stopLossBps: number;
+  /** Take-profit trigger distance from the entry price, bps. Default 50. */
+  readonly takeProfitBps: number;
+  /** Limit of a fired stop's IOC child beyond its trigger, bps (at most the trigger band, 500). Default 100. */
+  readonly stopSlippageBps: number;
+  /** Seconds a protected position may stay open before it is closed at market. Default 300. */
+  readonly maxHoldSeconds: number;
+  /** Seconds after a close before the next entry. Default 30. */
+  readonly cooldownSeconds: number;
+}
+
+export const MOMENTUM_DEFAULTS: MomentumParams = {
+  symbol: "ETHRUSDPERP",
+  sampleSeconds: 1,
+  fastSamples: 20,
+  slowSamples: 120,
+  entryThresholdBps: 4,
+  notional: 6_000,
+  crossBps: 100,
+  stopLossBps: 35,
+  takeProfitBps: 50,
+  stopSlippageBps: 100,
+  maxHoldSeconds: 300,
+  cooldownSeconds: 30,
+};
+
+/** How long an entry fill may take to show as a position (settlement) before it is taken as busted. */
+const POSITION_WAIT_MICROS = 5 * MICROS_PER_SECOND;
+const ARM_ATTEMPTS_MAX = 3;
+/** How long a position may be left without stops before its remainder is closed. */
+const REMAINDER_GRACE_MICROS = 2 * MICROS_PER_SECOND;
+
+type State = "flat" | "entering" | "awaitingPosition" | "holding";
+
+/** A simple moving average over the last `size` values (a ring). */
+class MovingAverage {
+  private readonly values: number[];
+  private next = 0;
+  private filled = 0;
+  private sum = 0;
+
+  constructor(private readonly size: number) {
+    this.values = new Array<number>(size).fill(0);
+  }
+
+  push(value: number): void {
+    this.sum += value - this.values[this.next]!;
+    this.values[this.next] = value;
+    this.next = (this.next + 1) % this.size;
+    if (this.filled < this.size) this.filled += 1;
+  }
+
+  get ready(): boolean {
+    return this.filled === this.size;
+  }
+
+  get value(): number {
+    return this.sum / this.filled;
+  }
+}
+
+class Momentum {
+  private state: State = "flat";
+  private cooldownUntil = 0;
+  private holdUntil = 0;
+  /** Live stops of the position (armed, or fired and not yet done), by orderId. */
+  private readonly stops = new Map<string, "STOP_LOSS" | "TAKE_PROFIT">();
+  private readonly fired = new Set<string>();
+  private arming = false;
+  private stopsGoneAtMicros = 0;
+  private exiting = false;
+  private readonly fast: MovingAverage;
+  private readonly slow: MovingAverage;
+
+  constructor(
+    private readonly ctx: AgentContext<MomentumParams>,
+    private readonly grid: MarketGrid,
+    private readonly oracle: OracleTracker,
+    private readonly positions: PositionTracker,
+    orders: OrderTracker,
+  ) {
+    this.fast = new MovingAverage(ctx.params.fastSamples);
+    this.slow = new MovingAverage(ctx.params.slowSamples);
+    positions.onChange((change) => (change.symbol === grid.symbol ? this.onPosition(change.after.qty) : undefined));
+    orders.onUpdate((row) => this.onOrder(row));
+  }
+
+  sample(): Promise<void> | undefined {
+    const { ctx } = this;
+    ctx.after(ctx.params.sampleSeconds * MICROS_PER_SECOND, () => this.sample());
+    const price = this.oracle.price(this.grid.asset);
+    if (price === undefined) return undefined;
+    this.fast.push(price);
+    this.slow.push(price);
+    if (this.state === "holding") return this.manage(price);
+    if (this.state !== "flat" || ctx.now() < this.cooldownUntil || !this.slow.ready) return undefined;
+    const signalBps = ((this.fast.value - this.slow.value) / this.slow.value) * 10_000;
+    if (Math.abs(signalBps) < ctx.params.entryThresholdBps) return undefined;
+    return this.enter(signalBps > 0, price);
+  }
+
+  private async enter(isBuy: boolean, price: number): Promise<void> {
+    const { ctx, grid } = this;
+    this.state = "entering";
+    ctx.count("entries");
+    try {
+      const response = await ctx.client.createOrder({
+        symbol: grid.symbol,
+        isBuy,
+        limitPx: grid.price(MarketGrid.shift(price, isBuy ? ctx.params.crossBps : -ctx.params.crossBps), isBuy ? "up" : "down"),
+        qty: grid.qtyAtLeastMin(ctx.params.notional / price),
+        timeInForce: "IOC",
+        reduceOnly: false,
+      });
+      if (Number(response.cumQty ?? "0") === 0) {
+        ctx.count("entryUnfilled");
+        this.toFlat();
+        return;
+      }
+    } catch (error) {
+      countError(ctx, error);
+      this.toFlat();
+      return;
+    }
+    if (this.state !== "entering") return; // the position showed before the response
+    this.state = "awaitingPosition";
+    ctx.after(POSITION_WAIT_MICROS, () => {
+      if (this.state === "awaitingPosition" && this.positions.qty(grid.symbol) === 0) {
+        ctx.count("entryBusted");
+        this.toFlat();
+      }
+    });
+  }
+
+  private onPosition(qty: number): Promise<void> | undefined {
+    if (qty === 0) {
+      if (this.state === "holding") {
+        this.ctx.count("closed");
+        this.toFlat();
+      }
+      return undefined;
+    }
+    if (this.state !== "awaitingPosition" && this.state !== "entering") return undefined;
+    this.state = "holding";
+    this.holdUntil = this.ctx.now() + this.ctx.params.maxHoldSeconds * MICROS_PER_SECOND;
+    return this.arm(1);
+  }
+
+  /** Arms the stop-loss and the take-profit around the settled entry price. */
+  private async arm(attempt: number): Promise<void> {
+    const { ctx, grid } = this;
+    const position = this.positions.get(grid.symbol);
+    if (position.qty === 0 || this.state !== "holding") {
+      this.arming = false;
+      return;
+    }
+    this.arming = true;
+    const long = position.qty > 0;
+    const entry = position.avgEntryPrice;
+    const p = ctx.params;
+    const wanted = (["STOP_LOSS", "TAKE_PROFIT"] as const).filter((type) => ![...this.stops.values()].includes(type));
+    const results = await Promise.all(
+      wanted.map(async (orderType) => {
+        const awayBps = orderType === "STOP_LOSS" ? -p.stopLossBps : p.takeProfitBps;
+        const trigger = MarketGrid.shift(entry, long ? awayBps : -awayBps);
+        const limit = MarketGrid.shift(trigger, long ? -p.stopSlippageBps : p.stopSlippageBps);
+        try {
+          const response = await ctx.client.createOrder({
+            symbol: grid.symbol,
+            isBuy: !long,
+            orderType,
+            triggerPx: grid.price(trigger, "nearest"),
+            limitPx: grid.price(limit, long ? "down" : "up"),
+            timeInForce: "IOC",
+          });
+          if (response.status === "OPEN") this.stops.set(response.orderId, orderType);
+          ctx.count("stopsArmed");
+          return true;
+        } catch (error) {
+          countError(ctx, error);
+          return false;
+        }
+      }),
+    );
+    if (results.every((ok) => ok) || attempt >= ARM_ATTEMPTS_MAX) {
+      this.arming = false;
+      return;
+    }
+    ctx.after(MICROS_PER_SECOND, () => this.arm(attempt + 1));
+  }
+
+  private onOrder(row: Order): void {
+    const type = this.stops.get(row.orderId);
+    if (type === undefined) return;
+    if (row.triggered === true && !this.fired.has(row.orderId)) {
+      this.fired.add(row.orderId);
+      this.ctx.count(type === "STOP_LOSS" ? "stopLossFired" : "takeProfitFired");
+    }
+    if (row.status === "OPEN") return;
+    if (row.cancelReason === "OCO_SIBLING_FIRED") this.ctx.count("ocoCancelled");
+    if (row.cancelReason === "POSITION_CLOSED") this.ctx.count("stopsPositionClosed");
+    this.stops.delete(row.orderId);
+    this.fired.delete(row.orderId);
+    if (this.stops.size === 0) this.stopsGoneAtMicros = this.ctx.now();
+  }
+
+  /**
+   * A held position is closed at market when it is held too long, or when no
+   * stop protects it any more (a fired stop's IOC child that the book could
+   * not fill completely leaves a remainder).
+   */
+  private manage(price: number): Promise<void> | undefined {
+    const qty = this.positions.qty(this.grid.symbol);
+    if (qty === 0 || this.exiting || this.arming) return undefined;
+    if (this.ctx.now() >= this.holdUntil) {
+      this.ctx.count("timeExits");
+      return this.exit(qty, price);
+    }
+    // A fired child's fills settle with the next block: give the position time to show them.
+    if (this.stops.size === 0 && this.ctx.now() - this.stopsGoneAtMicros >= REMAINDER_GRACE_MICROS) {
+      this.ctx.count("remainderExits");
+      return this.exit(qty, price);
+    }
+    return undefined;
+  }
+
+  private async exit(qty: number, price: number): Promise<void> {
+    const { ctx, grid } = this;
+    this.exiting = true;
+    const isBuy = qty < 0;
+    try {
+      await ctx.client.createOrder({
+        symbol: grid.symbol,
+        isBuy,
+        limitPx: grid.price(MarketGrid.shift(price, isBuy ? ctx.params.crossBps : -ctx.params.crossBps), isBuy ? "up" : "down"),
+        qty: grid.qtyAtLeastMin(Math.abs(qty)),
+        timeInForce: "IOC",
+        reduceOnly: true,
+      });
+    } catch (error) {
+      countError(ctx, error);
+    } finally {
+      this.exiting = false;
+    }
+  }
+
+  private toFlat(): void {
+    this.state = "flat";
+    this.cooldownUntil = this.ctx.now() + this.ctx.params.cooldownSeconds * MICROS_PER_SECOND;
+  }
+}
+
+export const momentum = defineAgent<MomentumParams>({
+  kind: "momentum",
+  description: "moving-average momentum on the oracle, each position protected by a stop-loss and a take-profit",
+  defaults: MOMENTUM_DEFAULTS,
+  async start(ctx) {
+    const p = ctx.params;
+    if (!(Number.isInteger(p.fastSamples) && Number.isInteger(p.slowSamples) && p.fastSamples >= 1 && p.slowSamples > p.fastSamples)) {
+      throw new RangeError(`fastSamples "${p.fastSamples}" and slowSamples "${p.slowSamples}" must be integers with 1 <= fast < slow`);
+    }
+    const grid = gridOf(ctx.markets, p.symbol);
+    if (grid.kind !== "perp") throw new RangeError(`symbol "${p.symbol}" must be a perp market: stops are perp only`);
+    const oracle = await OracleTracker.start(ctx);
+    const positions = await PositionTracker.start(ctx);
+    const orders = await OrderTracker.start(ctx);
+    const trader = new Momentum(ctx, grid, oracle, positions, orders);
+    await oracle.ready(grid.asset);
+    trader.sample();
+  },
+});
+
+export default momentum;

@@ -1,0 +1,96 @@
+/**
+ * Noise taker: uninformed IOC flow. Orders arrive as a Poisson process
+ * (`ratePerSecond`), each on a market drawn uniformly from `symbols`, buy or
+ * sell with equal odds, with a lognormal USD size (median `medianNotional`,
+ * log-sd `notionalSigma`), and a limit price `crossBps` through the oracle
+ * price so that it crosses the book (within the IOC price band, which is
+ * 10 % of the mark by default).
+ *
+ * On a perp market a position beyond `maxPositionNotional` is only reduced
+ * (the side that would grow it is flipped), so that the taker's random walk
+ * stays within its margin.
+ *
+ * Counts: sent, filled, partial, unfilled (IOC with nothing to take),
+ * notional (USD of the quantity sent), error:<code>.
+ */
+import { MICROS_PER_SECOND } from "../src/core/time.ts";
+import { defineAgent } from "../src/sim/agent.ts";
+import { countError } from "./lib/errors.ts";
+import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { OracleTracker } from "./lib/oracle.ts";
+import { PositionTracker } from "./lib/positions.ts";
+
+export interface NoiseTakerParams {
+  /** Markets to trade, one drawn uniformly per order. Default ["ETHRUSDPERP"]. */
+  readonly symbols: readonly string[];
+  /** Mean orders per second (Poisson arrivals). Default 0.5. */
+  readonly ratePerSecond: number;
+  /** Median order size in USD. Default 1500. */
+  readonly medianNotional: number;
+  /** Log standard deviation of the order size. Default 0.7. */
+  readonly notionalSigma: number;
+  /** How far through the oracle price the limit is set, bps. Default 200. */
+  readonly crossBps: number;
+  /** Perp position (USD) beyond which orders only reduce it. Default 40000. */
+  readonly maxPositionNotional: number;
+  /** Seconds before the first order (lets the makers quote). Default 5. */
+  readonly startDelaySeconds: number;
+  /** Share of orders that buy (one-sided flow for squeezes). Default 0.5. */
+  readonly buyShare: number;
+}
+
+export const NOISE_TAKER_DEFAULTS: NoiseTakerParams = {
+  symbols: ["ETHRUSDPERP"],
+  ratePerSecond: 0.5,
+  medianNotional: 1_500,
+  notionalSigma: 0.7,
+  crossBps: 200,
+  maxPositionNotional: 40_000,
+  startDelaySeconds: 5,
+  buyShare: 0.5,
+};
+
+export const noiseTaker = defineAgent<NoiseTakerParams>({
+  kind: "noise-taker",
+  description: "Poisson IOC flow of random side and lognormal size, priced through the market",
+  defaults: NOISE_TAKER_DEFAULTS,
+  async start(ctx) {
+    const p = ctx.params;
+    if (!(p.ratePerSecond > 0)) throw new RangeError(`ratePerSecond "${p.ratePerSecond}" must be > 0`);
+    if (p.symbols.length === 0) throw new RangeError("symbols must name at least one market");
+    const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
+    const oracle = await OracleTracker.start(ctx);
+    const positions = grids.some((grid) => grid.kind === "perp") ? await PositionTracker.start(ctx) : undefined;
+    const logMedian = Math.log(p.medianNotional);
+
+    const next = (): void => {
+      ctx.after(Math.max(1, Math.round(ctx.rng.exponential(p.ratePerSecond) * MICROS_PER_SECOND)), send);
+    };
+    const send = async (): Promise<void> => {
+      next();
+      const grid = ctx.rng.choice(grids);
+      const reference = oracle.price(grid.asset);
+      let isBuy = ctx.rng.bernoulli(p.buyShare);
+      const notional = ctx.rng.lognormal(logMedian, p.notionalSigma);
+      if (reference === undefined) return;
+      if (grid.kind === "perp" && positions !== undefined) {
+        const exposure = positions.qty(grid.symbol) * reference;
+        if (Math.abs(exposure) > p.maxPositionNotional) isBuy = exposure < 0;
+      }
+      const qty = grid.qtyAtLeastMin(notional / reference);
+      const limitPx = grid.price(MarketGrid.shift(reference, isBuy ? p.crossBps : -p.crossBps), isBuy ? "up" : "down");
+      ctx.count("sent");
+      ctx.count("notional", Math.round(Number(qty) * reference));
+      try {
+        const response = await ctx.client.createOrder({ symbol: grid.symbol, isBuy, limitPx, qty, timeInForce: "IOC" });
+        const filled = Number(response.cumQty ?? "0");
+        ctx.count(filled === 0 ? "unfilled" : response.status === "FILLED" ? "filled" : "partial");
+      } catch (error) {
+        countError(ctx, error);
+      }
+    };
+    ctx.after(p.startDelaySeconds * MICROS_PER_SECOND, () => next());
+  },
+});
+
+export default noiseTaker;

@@ -1,0 +1,42 @@
+/**
+ * Funding squeeze: for an hour the ETH perp trades rich. Takers buy four
+ * times in five, the market maker skews its quotes up as it goes short, and
+ * the exchange-mark oracle sits 0.3 % above the index, so the mark (the
+ * median of the impact price, index + smoothed premium, and that oracle)
+ * stays above the index and funding runs at up to 0.5 % an hour (the cap is
+ * raised from the default 0.05 % for the scenario): longs pay, shorts
+ * receive. Two over-leveraged longs hold their positions and bleed funding
+ * (the summary counts funding still accruing on an open position in its
+ * unrealized PnL, and in the funding columns once a position shrinks; the
+ * prices.arrow output has the rate over time).
+ */
+import { marketMaker } from "../agents/market-maker.ts";
+import { noiseTaker } from "../agents/noise-taker.ts";
+import { overLeveraged } from "../agents/over-leveraged.ts";
+import { DEFAULT_MARKETS, DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
+import { defineScenario } from "../src/sim/scenario.ts";
+
+export default defineScenario({
+  name: "funding-squeeze",
+  description: "one-sided buying and a rich mark oracle keep ETH funding at its (raised) cap: longs pay shorts for an hour",
+  seed: 1,
+  durationSeconds: 3_600,
+  signatures: "trusted",
+  markets: {
+    ...DEFAULT_MARKETS,
+    perpMarkets: DEFAULT_MARKETS.perpMarkets.map((market) => (market.symbol === "ETHRUSDPERP" ? { ...market, fundingRateCap: "0.005" } : market)),
+  },
+  prices: [
+    { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.01, stepMs: 2_000 },
+    { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.01, stepMs: 2_000, decimals: 1 },
+  ],
+  oracleBasisMean: 0.003,
+  oracleBasisSd: 0.0002,
+  timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "5000000" } }],
+  agents: [
+    { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", skewBps: 25, maxInventoryNotional: 300_000 }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },
+    { name: "buyers", agent: noiseTaker, params: { symbols: ["ETHRUSDPERP"], ratePerSecond: 0.5, buyShare: 0.8, maxPositionNotional: 200_000 }, account: { rateTier: 3, deposits: { rUSD: "1000000" } } },
+    { name: "long-1", agent: overLeveraged, params: { symbol: "ETHRUSDPERP", side: "long", alternate: false, leverage: 15 }, account: { rateTier: 3, deposits: { rUSD: "10000" } } },
+    { name: "long-2", agent: overLeveraged, params: { symbol: "ETHRUSDPERP", side: "long", alternate: false, leverage: 10 }, account: { rateTier: 3, deposits: { rUSD: "20000" } } },
+  ],
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { marketMaker } from "../../agents/market-maker.ts";
+import { MICROS_PER_SECOND } from "../../src/core/time.ts";
+import { defineAgent } from "../../src/sim/agent.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+import { defineScenario } from "../../src/sim/scenario.ts";
+import { agentOf, CALM_FEEDS, countOf, RunLog } from "./helpers.ts";
+
+const MAKER_ACCOUNT = { rateTier: 3, deposits: { rUSD: "1000000" } } as const;
+
+/** Buys `notional` USD from the book once, at `atSeconds`. */
+const buyer = defineAgent({
+  kind: "test-buyer",
+  description: "one large IOC buy",
+  defaults: { atSeconds: 20, qty: "6" },
+  start(ctx) {
+    ctx.after(ctx.params.atSeconds * MICROS_PER_SECOND, async () => {
+      await ctx.client.createOrder({ symbol: "ETHRUSDPERP", isBuy: true, limitPx: "3150", qty: ctx.params.qty, timeInForce: "IOC" });
+    });
+  },
+});
+
+describe("market maker", () => {
+  it("quotes every level on both sides and refreshes the same orders with modifyOrder", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-quotes",
+      description: "",
+      seed: 7,
+      durationSeconds: 60,
+      prices: CALM_FEEDS,
+      agents: [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 3, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+
+    const open = run.world.queries.openOrders(mm.wallet);
+    expect(open.filter((order) => order.side === "B")).toHaveLength(3);
+    expect(open.filter((order) => order.side === "A")).toHaveLength(3);
+    const bids = open.filter((order) => order.side === "B").map((order) => Number(order.limitPx));
+    const asks = open.filter((order) => order.side === "A").map((order) => Number(order.limitPx));
+    expect(Math.max(...bids)).toBeLessThan(Math.min(...asks));
+
+    // Six orders were created, once; everything after that moved them in place.
+    const creates = log.requestsOf(mm, "createOrder");
+    const modifies = log.requestsOf(mm, "modifyOrder");
+    expect(creates).toHaveLength(6);
+    expect(log.requestsOf(mm, "cancelOrder")).toHaveLength(0);
+    expect(modifies.length).toBeGreaterThan(6 * 10);
+    expect(countOf(run, "mm", "modifies")).toBe(modifies.length);
+    const createdIds = new Set(log.ordersOf(mm).filter((row) => row.sequenceNumber !== undefined).map((row) => row.orderId));
+    expect(createdIds.size).toBe(6);
+    expect(new Set(open.map((order) => order.orderId))).toEqual(createdIds);
+    // Each modify names one of the six and moves its price.
+    for (const request of modifies) expect(createdIds.has(request.body["orderId"] as string)).toBe(true);
+    const pricesOfOne = new Set(log.ordersOf(mm).filter((row) => row.orderId === open[0]!.orderId).map((row) => row.limitPx));
+    expect(pricesOfOne.size).toBeGreaterThan(5);
+    // The dead-man switch is renewed at every refresh.
+    expect(log.requestsOf(mm, "cancelAllAfter").length).toBeGreaterThanOrEqual(29);
+  });
+
+  it("lets its cancelAllAfter switch fire once refreshes stop: every quote is cancelled with CANCEL_ALL_AFTER", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-dead-man",
+      description: "",
+      seed: 3,
+      durationSeconds: 45,
+      prices: CALM_FEEDS,
+      agents: [
+        {
+          name: "mm",
+          agent: marketMaker,
+          params: { symbol: "ETHRUSDPERP", levels: 2, refreshSeconds: 2, deadManMs: 6_000, stopRefreshingAfterSeconds: 15 },
+          account: MAKER_ACCOUNT,
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+
+    expect(run.world.queries.openOrders(mm.wallet)).toHaveLength(0);
+    const lastRenewal = Math.max(...log.requestsOf(mm, "cancelAllAfter").map((request) => log.seconds(request.atMicros)));
+    // Refreshes run every 2 s from the first oracle price (about 1 s in) and stop 15 s after the start.
+    expect(lastRenewal).toBeGreaterThan(13);
+    expect(lastRenewal).toBeLessThan(15.1);
+    const cancelled = log.ordersOf(mm).filter((row) => row.status === "CANCELLED");
+    expect(cancelled).toHaveLength(4);
+    for (const row of cancelled) expect(row.cancelReason).toBe("CANCEL_ALL_AFTER");
+    // The switch fires deadManMs after the last renewal reached the exchange, not before.
+    const firedAt = log.orders.filter((entry) => entry.row.status === "CANCELLED").map((entry) => log.seconds(entry.atMicros));
+    for (const at of firedAt) {
+      expect(at).toBeGreaterThanOrEqual(lastRenewal + 6);
+      expect(at).toBeLessThan(lastRenewal + 6.1);
+    }
+    expect(countOf(run, "mm", "deadManCancels")).toBe(4);
+    expect(countOf(run, "mm", "refreshStopped")).toBe(1);
+  });
+
+  it("skews its quotes against its inventory: short after a buyer lifts it, it shows less on the ask and more above the oracle", async () => {
+    const scenario = defineScenario({
+      name: "mm-skew",
+      description: "",
+      seed: 5,
+      durationSeconds: 40,
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      agents: [
+        {
+          name: "mm",
+          agent: marketMaker,
+          params: { symbol: "ETHRUSDPERP", levels: 3, levelNotional: 6_000, maxInventoryNotional: 30_000, skewBps: 20, refreshSeconds: 2 },
+          account: MAKER_ACCOUNT,
+        },
+        { name: "buyer", agent: buyer, params: { atSeconds: 20, qty: "5" }, account: { deposits: { rUSD: "100000" } } },
+      ],
+    });
+    const { run } = await runScenario(scenario);
+    const mm = agentOf(run, "mm");
+    const position = run.world.queries.positions(mm.wallet).find((row) => row.symbol === "ETHRUSDPERP");
+    expect(position?.side).toBe("A");
+    expect(Number(position?.qty)).toBeCloseTo(5, 6);
+
+    const open = run.world.queries.openOrders(mm.wallet);
+    const qtyOf = (side: "A" | "B") => open.filter((order) => order.side === side).reduce((sum, order) => sum + Number(order.qty) - Number(order.cumQty ?? 0), 0);
+    // Inventory -15000 / 30000 = -0.5: asks are half the bids.
+    expect(qtyOf("A")).toBeCloseTo(qtyOf("B") / 2, 2);
+    const bestBid = Math.max(...open.filter((order) => order.side === "B").map((order) => Number(order.limitPx)));
+    const bestAsk = Math.min(...open.filter((order) => order.side === "A").map((order) => Number(order.limitPx)));
+    // Fair price moved up by 0.5 x 20 bps = 10 bps from 3000: the mid is above the oracle.
+    expect((bestBid + bestAsk) / 2).toBeCloseTo(3_003, 0);
+  });
+});

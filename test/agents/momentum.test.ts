@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { marketMaker } from "../../agents/market-maker.ts";
+import { momentum } from "../../agents/momentum.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+import { defineScenario } from "../../src/sim/scenario.ts";
+import { agentOf, CALM_FEEDS, countOf, pathFeed, RunLog } from "./helpers.ts";
+
+describe("momentum trader", () => {
+  it("enters with the trend, protects each position with a stop-loss and a take-profit, and both fire", async () => {
+    // Flat, a rise of 1 % over 50 s, flat, then a fall of 2 % over 30 s.
+    const eth = pathFeed("WETH", [
+      [0, 3_000],
+      [30, 3_000],
+      [80, 3_030],
+      [90, 3_030],
+      [120, 2_970],
+      [180, 2_970],
+    ]);
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "momentum",
+      description: "",
+      seed: 2,
+      durationSeconds: 150,
+      prices: [eth.feed, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 10_000, refreshSeconds: 1 }, account: { rateTier: 3, deposits: { rUSD: "1000000" } } },
+        {
+          name: "momentum",
+          agent: momentum,
+          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+          account: { rateTier: 3 },
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+    const trader = agentOf(run, "momentum");
+    const rows = log.ordersOf(trader);
+
+    // Stops were armed: STOP_LOSS and TAKE_PROFIT orders without qty, on the closing side, around the entry.
+    const armed = rows.filter((row) => row.orderType !== "LIMIT" && row.status === "OPEN" && row.triggered === false);
+    expect(armed.filter((row) => row.orderType === "STOP_LOSS").length).toBeGreaterThanOrEqual(2);
+    expect(armed.filter((row) => row.orderType === "TAKE_PROFIT").length).toBeGreaterThanOrEqual(2);
+    expect(countOf(run, "momentum", "stopsArmed")).toBe(armed.length);
+    const firstLong = log.requestsOf(trader, "createOrder").find((request) => request.body["orderType"] === "LIMIT" && request.body["isBuy"] === true);
+    expect(firstLong).toBeDefined();
+    expect(log.seconds(firstLong!.atMicros)).toBeGreaterThan(30);
+    expect(log.seconds(firstLong!.atMicros)).toBeLessThan(45);
+    const firstStops = armed.slice(0, 2);
+    for (const stop of firstStops) expect(stop.side).toBe("A");
+    const stopLoss = firstStops.find((row) => row.orderType === "STOP_LOSS")!;
+    const takeProfit = firstStops.find((row) => row.orderType === "TAKE_PROFIT")!;
+    expect(Number(stopLoss.triggerPx)).toBeLessThan(3_010);
+    expect(Number(takeProfit.triggerPx)).toBeGreaterThan(Number(stopLoss.triggerPx) * 1.006);
+
+    // Both kinds fired (triggered=true), the sibling of each was cancelled as OCO, and the fired child traded.
+    const fired = rows.filter((row) => row.triggered === true);
+    expect(fired.some((row) => row.orderType === "TAKE_PROFIT")).toBe(true);
+    expect(fired.some((row) => row.orderType === "STOP_LOSS")).toBe(true);
+    expect(countOf(run, "momentum", "takeProfitFired")).toBeGreaterThanOrEqual(1);
+    expect(countOf(run, "momentum", "stopLossFired")).toBeGreaterThanOrEqual(1);
+    expect(rows.filter((row) => row.cancelReason === "OCO_SIBLING_FIRED").length).toBeGreaterThanOrEqual(2);
+    const stopFillIds = new Set<string>();
+    for (const row of fired) {
+      if (row.firstFillId === undefined) continue;
+      for (let i = 0n; i < BigInt(row.fillCount ?? 0); i++) stopFillIds.add(String(BigInt(row.firstFillId) + i));
+    }
+    const stopFills = log.executions.filter((entry) => stopFillIds.has(entry.record.fillId));
+    expect(stopFills.length).toBeGreaterThan(0);
+    for (const fill of stopFills) expect(fill.record.takerAccountId).toBe(trader.accountId);
+    // The take-profit fired on the rise, the stop-loss on the fall.
+    const firedAt = (type: string) => log.orders.filter((entry) => entry.row.orderType === type && entry.row.triggered === true).map((entry) => log.seconds(entry.atMicros));
+    expect(Math.min(...firedAt("TAKE_PROFIT"))).toBeLessThan(80);
+    expect(Math.min(...firedAt("STOP_LOSS"))).toBeGreaterThan(90);
+    expect(countOf(run, "momentum", "closed")).toBeGreaterThanOrEqual(2);
+  });
+});
