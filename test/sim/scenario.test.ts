@@ -27,7 +27,7 @@ describe("defineScenario", () => {
     [{ prices: [{ asset: "WETH", model: "gbm" as const, start: 0, hourlyVolatility: 0.01 }] }, 'prices[0].start "0" must be greater than 0'],
     [{ settlement: { bustProbability: 1.5 } }, 'settlement.bustProbability "1.5" must be between 0 and 1'],
     [{ timeline: [{ atSeconds: -1, fault: { fault: "dropResponses" as const, count: 1 } }] }, 'timeline[0].atSeconds "-1" must be >= 0'],
-  ])("refuses %j naming the field and the rule", (change, message) => {
+  ])("refuses %j naming the field and the rule", (change: Partial<Scenario>, message) => {
     expect(() => defineScenario({ ...base, ...change })).toThrow(new ScenarioError(`scenario "${change.name ?? "ok"}": ${message}`));
   });
 });
