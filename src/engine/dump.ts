@@ -137,8 +137,10 @@ export function checkInvariants(core: EngineCore): void {
     }
   }
   let live = 0;
+  const liveByAccount = new Map<number, number>();
   for (const order of core.orders.all()) {
     live += 1;
+    liveByAccount.set(order.accountId, (liveByAccount.get(order.accountId) ?? 0) + 1);
     assert(order.status === "OPEN" && order.live, `live order ${order.orderId} is open and marked live`);
     assert(order.cumLots <= order.qtyLots, `order ${order.orderId}: cumQty <= qty`);
     assert(order.isArmed || order.level !== null, `live order ${order.orderId} rests or is armed`);
@@ -152,8 +154,7 @@ export function checkInvariants(core: EngineCore): void {
       listed += 1;
     }
     assert(listed === account.liveCount, `account ${account.accountId} counts its listed orders`);
-    let expected = 0;
-    for (const order of core.orders.all()) if (order.accountId === account.accountId) expected += 1;
+    const expected = liveByAccount.get(account.accountId) ?? 0;
     assert(listed === expected, `account ${account.accountId} lists all ${expected} of its live orders`);
   }
   assert(resting <= live, "every resting order is live");
