@@ -58,6 +58,8 @@ const DECIMAL_PATTERN = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  * exponent is refused before any big allocation.
  */
 function parseScaled(value: string, field: string, signed: boolean): bigint {
+  const plain = typeof value === "string" ? parsePlainScaled(value) : undefined;
+  if (plain !== undefined) return plain;
   if (typeof value !== "string") {
     throw new DecimalInputError("format", field, String(value), `${field} must be a decimal string, got ${typeof value}`);
   }
@@ -95,6 +97,35 @@ function parseScaled(value: string, field: string, signed: boolean): bigint {
   const inRange = signed ? scaled >= INT256_MIN && scaled <= INT256_MAX : scaled <= UINT256_MAX;
   if (!inRange) throw overflow(field, value, signed);
   return scaled;
+}
+
+const FRACTION_PADDING = "0".repeat(E18_FRACTION_DIGITS);
+
+/**
+ * The common case of parseScaled, without a regular expression or a power
+ * of ten: plain digits with an optional fraction of at most 18 digits
+ * ("3150.25", "0.001", "42"), short enough (57 integer digits at most) to be
+ * far inside int256. Anything else (a sign, an exponent, a longer fraction,
+ * a malformed text) is undefined here and goes to the full parser, which
+ * gives the same value or the refusal.
+ */
+function parsePlainScaled(value: string): bigint | undefined {
+  const length = value.length;
+  if (length === 0 || length > 58) return undefined;
+  let point = -1;
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 46) {
+      if (point !== -1) return undefined;
+      point = i;
+    } else if (code < 48 || code > 57) {
+      return undefined;
+    }
+  }
+  if (point === -1) return BigInt(value) * E18;
+  const fractionLength = length - point - 1;
+  if (point === 0 || fractionLength === 0 || fractionLength > E18_FRACTION_DIGITS) return undefined;
+  return BigInt(value.slice(0, point) + value.slice(point + 1) + FRACTION_PADDING.slice(fractionLength));
 }
 
 function overflow(field: string, value: string, signed: boolean): DecimalInputError {
@@ -182,6 +213,31 @@ export function toUnits(value: Dec | string, step: Dec | string, field: string, 
 
 /** The decimal value of `units` whole steps. */
 export function fromUnits(units: number | bigint, step: Dec | string): Dec {
+  if (typeof step !== "string" && typeof units === "number") return cachedUnits(units, step);
   const decimalStep = typeof step === "string" ? new Dec(step) : step;
   return decimalStep.mul(units.toString());
+}
+
+/**
+ * Recent products of a step (a market's tickSize or qtyStepSize, kept as one
+ * Dec) by a count: books quote the same few prices and quantities over and
+ * over, and a Dec is immutable, so one product serves every caller. Bounded:
+ * a full table starts over.
+ */
+const unitProducts = new WeakMap<Dec, Map<number, Dec>>();
+const UNIT_PRODUCTS_MAX = 4096;
+
+function cachedUnits(units: number, step: Dec): Dec {
+  let products = unitProducts.get(step);
+  if (products === undefined) {
+    products = new Map();
+    unitProducts.set(step, products);
+  }
+  let value = products.get(units);
+  if (value === undefined) {
+    value = step.mul(units.toString());
+    if (products.size >= UNIT_PRODUCTS_MAX) products.clear();
+    products.set(units, value);
+  }
+  return value;
 }

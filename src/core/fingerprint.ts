@@ -36,21 +36,58 @@ function serialize(value: unknown): string {
         return out + "]";
       }
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
+      const layout = layoutOf(Object.keys(record));
       let out = "{";
       let first = true;
-      for (const key of keys) {
-        const member = record[key];
+      for (let i = 0; i < layout.keys.length; i++) {
+        const member = record[layout.keys[i]!];
         if (member === undefined || typeof member === "function") continue;
-        if (!first) out += ",";
-        first = false;
-        out += JSON.stringify(key) + ":" + serialize(member);
+        if (first) {
+          out += layout.prefixes[i]!;
+          first = false;
+        } else {
+          out += "," + layout.prefixes[i]!;
+        }
+        out += serialize(member);
       }
       return out + "}";
     }
     default:
       throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
   }
+}
+
+/** An object's keys in canonical order, each with its quoted `"key":` text, and the key list it was made from. */
+interface Layout {
+  readonly source: readonly string[];
+  readonly keys: readonly string[];
+  readonly prefixes: readonly string[];
+}
+
+/**
+ * Layouts by key list, as Object.keys gives it: the records of a stream come
+ * in a few shapes, so each list is sorted and its keys quoted once. Bounded:
+ * a full table starts over.
+ */
+const layouts = new Map<string, Layout>();
+const LAYOUTS_MAX = 10_000;
+
+function layoutOf(keys: string[]): Layout {
+  const id = keys.join("\u0000");
+  const known = layouts.get(id);
+  // A key may itself hold the separator: a hit counts only when the lists are equal.
+  if (known !== undefined && sameKeys(known.source, keys)) return known;
+  const sorted = [...keys].sort();
+  const layout: Layout = { source: keys, keys: sorted, prefixes: sorted.map((key) => JSON.stringify(key) + ":") };
+  if (layouts.size >= LAYOUTS_MAX) layouts.clear();
+  layouts.set(id, layout);
+  return layout;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Incremental SHA-256 over a stream of records; `digest()` can be read at any point without ending it. */

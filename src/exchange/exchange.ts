@@ -153,7 +153,7 @@ export class Exchange {
 
   /** Fires every timer due at or before `atMicros` and moves the clock there. */
   advanceTo(atMicros: Micros): void {
-    assert(atMicros >= this.timers.now(), `time went backwards: ${atMicros} < ${this.timers.now()}`);
+    if (!(atMicros >= this.timers.now())) assert(false, `time went backwards: ${atMicros} < ${this.timers.now()}`);
     this.timers.advanceTo(atMicros);
     this.flushDepth();
   }
@@ -315,11 +315,14 @@ export class Exchange {
   }
 
   private afterPositionChange(marketId: number, accountIds: readonly number[]): void {
-    for (const accountId of new Set(accountIds)) {
-      this.engine.positionChanged({ atMicros: this.now(), accountId, marketId });
+    const atMicros = this.now();
+    for (let i = 0; i < accountIds.length; i++) {
+      const accountId = accountIds[i]!;
+      if (accountIds.indexOf(accountId) === i) this.engine.positionChanged({ atMicros, accountId, marketId });
     }
-    this.publishPositions(accountIds);
-    this.publishBalances(accountIds);
+    const wallets = this.walletsOf(accountIds);
+    for (const wallet of wallets) this.emit({ kind: "positions", wallet, positions: this.positionsOfWallet(wallet) });
+    for (const wallet of wallets) this.emit({ kind: "balances", wallet, balances: this.balancesOfWallet(wallet) });
   }
 
   private bookLedger(entries: readonly LedgerEntry[]): void {
@@ -327,12 +330,6 @@ export class Exchange {
       const recorded = this.ledger.record(entry, this.now());
       const wallet = this.risk.accountOwner(entry.accountId);
       if (recorded !== undefined && wallet !== undefined) this.emit({ kind: "transfer", wallet, entry: recorded as Transfer });
-    }
-  }
-
-  private publishPositions(accountIds: readonly number[]): void {
-    for (const wallet of this.walletsOf(accountIds)) {
-      this.emit({ kind: "positions", wallet, positions: this.positionsOfWallet(wallet) });
     }
   }
 
@@ -563,11 +560,15 @@ export class Exchange {
   // -- reads ----------------------------------------------------------------------------------
 
   positionsOfWallet(wallet: string): Position[] {
-    return this.risk.accountsOf(wallet).flatMap((accountId) => this.risk.positions(accountId)) as PositionView[] as Position[];
+    const accountIds = this.risk.accountsOf(wallet);
+    if (accountIds.length === 1) return this.risk.positions(accountIds[0]!) as PositionView[] as Position[];
+    return accountIds.flatMap((accountId) => this.risk.positions(accountId)) as PositionView[] as Position[];
   }
 
   balancesOfWallet(wallet: string): AccountBalance[] {
-    return this.risk.accountsOf(wallet).flatMap((accountId) => this.risk.balances(accountId)) as AccountBalance[];
+    const accountIds = this.risk.accountsOf(wallet);
+    if (accountIds.length === 1) return this.risk.balances(accountIds[0]!) as AccountBalance[];
+    return accountIds.flatMap((accountId) => this.risk.balances(accountId)) as AccountBalance[];
   }
 
   private walletsOf(accountIds: readonly number[]): string[] {

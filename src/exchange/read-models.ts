@@ -44,7 +44,10 @@ export class RecordIndex<T> {
 
   add(symbol: string, accountIds: readonly number[], record: T): void {
     listIn(this.bySymbol, symbol, this.retained).push(record);
-    for (const accountId of new Set(accountIds)) listIn(this.byAccount, accountId, this.retained).push(record);
+    for (let i = 0; i < accountIds.length; i++) {
+      const accountId = accountIds[i]!;
+      if (accountIds.indexOf(accountId) === i) listIn(this.byAccount, accountId, this.retained).push(record);
+    }
   }
 
   ofMarket(symbol: string, limit: number): T[] {

@@ -96,7 +96,8 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
   settle(match: PendingMatch, blockTime: Micros): void {
     const { fill, market } = match;
     this.release(fill.fillId);
-    const base = {
+    const perp = market.kind === "perp";
+    const input = {
       type: "ORDER_MATCH" as const,
       marketId: fill.marketId,
       takerAccountId: fill.takerAccountId,
@@ -105,13 +106,12 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
       priceTicks: fill.priceTicks,
       qtyLots: fill.qtyLots,
       fillId: fill.fillId,
+      sequenceNumber: perp ? this.nextPerpSequenceNumber() : this.spotSequence.next(),
     };
-    if (market.kind === "perp") {
-      const applied = this.risk.applyPerpExecution({ ...base, sequenceNumber: this.nextPerpSequenceNumber() }, blockTime);
-      this.events.perpExecution(applied, match);
+    if (perp) {
+      this.events.perpExecution(this.risk.applyPerpExecution(input, blockTime), match);
     } else {
-      const applied = this.risk.applySpotExecution({ ...base, sequenceNumber: this.spotSequence.next() }, blockTime);
-      this.events.spotExecution(applied, match);
+      this.events.spotExecution(this.risk.applySpotExecution(input, blockTime), match);
     }
   }
 
@@ -142,7 +142,7 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
 
   private release(fillId: string): void {
     const known = this.pendingByFillId.delete(fillId);
-    assert(known, `fill ${fillId} settled or busted twice`);
+    if (!known) assert(false, `fill ${fillId} settled or busted twice`);
     this.risk.releasePending(fillId);
   }
 }

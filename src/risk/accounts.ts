@@ -83,7 +83,7 @@ export function updateWalletFlags(state: RiskState, wallet: WalletState, flags: 
 
 export function getWallet(state: RiskState, address: string): WalletState {
   const wallet = state.wallets.get(walletKey(address));
-  assert(wallet !== undefined, `wallet ${address} does not exist`);
+  if (wallet === undefined) assert(false, `wallet ${address} does not exist`);
   return wallet;
 }
 
@@ -118,7 +118,7 @@ export function createAccount(state: RiskState, accountId: number, ownerAddress:
 
 export function getAccount(state: RiskState, accountId: number): AccountState {
   const account = state.accounts.get(accountId);
-  assert(account !== undefined, `account ${accountId} does not exist`);
+  if (account === undefined) assert(false, `account ${accountId} does not exist`);
   return account;
 }
 

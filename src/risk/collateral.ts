@@ -24,9 +24,38 @@ const NET_DEPOSIT_TYPES: ReadonlySet<LedgerType> = new Set(["DEPOSIT", "WITHDRAW
 export function balanceOf(account: AccountState, asset: AssetState): BalanceState {
   const existing = account.balances.get(asset.config.symbol);
   if (existing !== undefined) return existing;
-  const balance: BalanceState = { asset, balance: 0n, netDeposits: 0n, reserved: 0n, pendingOut: 0n, collateralC: 0n };
+  const balance: BalanceState = {
+    asset,
+    balance: 0n,
+    netDeposits: 0n,
+    reserved: 0n,
+    pendingOut: 0n,
+    collateralC: 0n,
+    shownBalance: 0n,
+    shownBalanceText: "0",
+    shownNetDeposits: 0n,
+    shownNetDepositsText: "0",
+  };
   account.balances.set(asset.config.symbol, balance);
   return balance;
+}
+
+/** The canonical text of the balance's realBalance (formatted once per value). */
+export function realBalanceText(balance: BalanceState): string {
+  if (balance.shownBalance !== balance.balance) {
+    balance.shownBalanceText = formatMoney(balance.balance);
+    balance.shownBalance = balance.balance;
+  }
+  return balance.shownBalanceText;
+}
+
+/** The canonical text of the balance's net deposits (balanceDEPRECATED; formatted once per value). */
+export function netDepositsText(balance: BalanceState): string {
+  if (balance.shownNetDeposits !== balance.netDeposits) {
+    balance.shownNetDepositsText = formatMoney(balance.netDeposits);
+    balance.shownNetDeposits = balance.netDeposits;
+  }
+  return balance.shownNetDepositsText;
 }
 
 /** Margin value of `amount` of a non-settlement asset. */
@@ -69,7 +98,7 @@ export function book(
   counterparty?: AccountState,
 ): void {
   if (amount === 0n) return;
-  assert(amount % asset.config.unit === 0n, `amount ${amount} of ${asset.config.symbol} is not a whole number of its ${asset.config.decimals} decimals`);
+  if (amount % asset.config.unit !== 0n) assert(false, `amount ${amount} of ${asset.config.symbol} is not a whole number of its ${asset.config.decimals} decimals`);
   const balance = balanceOf(account, asset);
   balance.balance += amount;
   if (NET_DEPOSIT_TYPES.has(type)) balance.netDeposits += amount;
@@ -79,7 +108,7 @@ export function book(
     asset: asset.config.symbol,
     type,
     amount: formatMoney(amount),
-    netDepositsAfter: formatMoney(balance.netDeposits),
+    netDepositsAfter: netDepositsText(balance),
     timestamp: microsToMillis(context.atMicros),
   };
   if (counterparty !== undefined) entry.counterpartyAccountId = counterparty.id;

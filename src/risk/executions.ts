@@ -36,13 +36,13 @@ import type { AppliedPerpExecution, AppliedSpotExecution, ExecutionInput, Ledger
 
 export function getPerp(state: RiskState, marketId: number): PerpMarketState {
   const market = state.perps.get(marketId);
-  assert(market !== undefined, `perp marketId ${marketId} does not exist`);
+  if (market === undefined) assert(false, `perp marketId ${marketId} does not exist`);
   return market;
 }
 
 export function getSpot(state: RiskState, marketId: number): SpotMarketState {
   const market = state.spots.get(marketId);
-  assert(market !== undefined, `spot marketId ${marketId} does not exist`);
+  if (market === undefined) assert(false, `spot marketId ${marketId} does not exist`);
   return market;
 }
 
@@ -51,21 +51,28 @@ export function flagIfLiquidatable(state: RiskState, account: AccountState, atMi
   if (account.id !== state.config.poolAccountId && isLiquidatable(account, atMicros)) state.candidates.add(account.id);
 }
 
+/** One side's leg of a perp execution: `delta` (signed) of the execution's `qty` at `price`, the side paying `openingFee` on what it opens. */
 function applySide(
   state: RiskState,
   account: AccountState,
   market: PerpMarketState,
-  leg: { readonly delta: bigint; readonly price: bigint; readonly atMicros: number; readonly sequenceNumber: number; readonly openingFee: Money; readonly qty: bigint },
+  delta: bigint,
+  qty: bigint,
+  price: bigint,
+  atMicros: number,
+  sequenceNumber: number,
+  openingFee: Money,
 ): LegResult {
   const position = positionOf(account, market);
   const before = position.q;
-  const result = applyLeg(state, position, leg.delta, leg.price, leg.atMicros);
+  const result = applyLeg(state, position, delta, price, atMicros);
   moveOpenInterest(market, before, position.q, true);
-  moveOpenInterest(market, before + position.pq, position.q + position.pq, false);
-  if (leg.openingFee !== 0n && result.opened > 0n) {
-    position.openingFees += roundMoneyRatio(leg.openingFee * result.opened, leg.qty, state.settlement.config.unit);
+  if (position.pq !== 0n) moveOpenInterest(market, before + position.pq, position.q + position.pq, false);
+  else moveOpenInterest(market, before, position.q, false);
+  if (openingFee !== 0n && result.opened > 0n) {
+    position.openingFees += roundMoneyRatio(openingFee * result.opened, qty, state.settlement.config.unit);
   }
-  position.lastSeq = leg.sequenceNumber;
+  position.lastSeq = sequenceNumber;
   refreshPosition(position);
   return result;
 }
@@ -78,16 +85,16 @@ function bookLeg(context: BookingContext, account: AccountState, leg: LegResult)
 
 function checkShape(input: ExecutionInput): void {
   const oneSided = input.type === "ADL" || input.type === "MARKET_CLOSE";
-  assert(oneSided === (input.makerAccountId === undefined), `${input.type} execution ${input.fillId} must ${oneSided ? "not " : ""}have a maker`);
-  assert(input.takerAccountId !== input.makerAccountId, `execution ${input.fillId} has the same taker and maker account`);
-  assert(input.qtyLots > 0 && input.priceTicks > 0, `execution ${input.fillId} needs positive qtyLots and priceTicks`);
+  if (oneSided !== (input.makerAccountId === undefined)) assert(false, `${input.type} execution ${input.fillId} must ${oneSided ? "not " : ""}have a maker`);
+  if (input.takerAccountId === input.makerAccountId) assert(false, `execution ${input.fillId} has the same taker and maker account`);
+  if (!(input.qtyLots > 0 && input.priceTicks > 0)) assert(false, `execution ${input.fillId} needs positive qtyLots and priceTicks`);
 }
 
 /** Applies a settled perp execution to settled state; returns its record fields and ledger entries. */
 export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMicros: number): AppliedPerpExecution {
   checkShape(input);
   const market = getPerp(state, input.marketId);
-  assert(!market.closed, `${market.config.symbol} is closed: execution ${input.fillId} cannot apply`);
+  if (market.closed) assert(false, `${market.config.symbol} is closed: execution ${input.fillId} cannot apply`);
   const taker = getAccount(state, input.takerAccountId);
   const maker = input.makerAccountId === undefined ? undefined : getAccount(state, input.makerAccountId);
   const qty = fromSteps(input.qtyLots, market.config.step);
@@ -98,9 +105,9 @@ export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMi
   const context: BookingContext = { state, ledger, atMicros, fillId: input.fillId };
   const split = input.type === "ORDER_MATCH" ? takerFeeSplit(state, taker.wallet, refreshTier(state, taker.wallet, atMicros), notional) : undefined;
   const netFee = split === undefined ? 0n : split.takerFee - split.takerRebateCredit;
-  const common = { price, atMicros, sequenceNumber: input.sequenceNumber, qty };
-  const takerLeg = applySide(state, taker, market, { ...common, delta: takerDelta, openingFee: netFee });
-  const makerLeg = maker === undefined ? undefined : applySide(state, maker, market, { ...common, delta: -takerDelta, openingFee: 0n });
+  const sequenceNumber = input.sequenceNumber;
+  const takerLeg = applySide(state, taker, market, takerDelta, qty, price, atMicros, sequenceNumber, netFee);
+  const makerLeg = maker === undefined ? undefined : applySide(state, maker, market, -takerDelta, qty, price, atMicros, sequenceNumber, 0n);
   bookLeg(context, taker, takerLeg);
   if (maker !== undefined && makerLeg !== undefined) bookLeg(context, maker, makerLeg);
   if (split !== undefined) {
@@ -116,8 +123,8 @@ export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMi
   }
   flagIfLiquidatable(state, taker, atMicros);
   if (maker !== undefined) flagIfLiquidatable(state, maker, atMicros);
-  assert(market.oiLong === market.oiShort || input.makerAccountId === undefined, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol}`);
-  return { record: perpRecord(state, market, input, { qty, price, atMicros, split, takerLeg, makerLeg }), ledger };
+  if (market.oiLong !== market.oiShort && input.makerAccountId !== undefined) assert(false, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol}`);
+  return { record: perpRecord(state, market, input, qty, price, atMicros, split, takerLeg, makerLeg), ledger };
 }
 
 function addProtocolFee(state: RiskState, asset: string, amount: Money): void {
@@ -138,48 +145,45 @@ function perpRecord(
   state: RiskState,
   market: PerpMarketState,
   input: ExecutionInput,
-  parts: {
-    readonly qty: bigint;
-    readonly price: bigint;
-    readonly atMicros: number;
-    readonly split: ReturnType<typeof takerFeeSplit> | undefined;
-    readonly takerLeg: LegResult;
-    readonly makerLeg: LegResult | undefined;
-  },
+  qty: bigint,
+  price: bigint,
+  atMicros: number,
+  split: ReturnType<typeof takerFeeSplit> | undefined,
+  takerLeg: LegResult,
+  makerLeg: LegResult | undefined,
 ): PerpExecutionRecord {
-  const { split, takerLeg, makerLeg } = parts;
   const takerCloses = takerLeg.closed > 0n;
   const makerCloses = makerLeg !== undefined && makerLeg.closed > 0n;
-  // Fields in the order of spec 2.14; optional ones omitted, never undefined.
-  const record: PerpExecutionRecord = {
+  // Fields in the order of spec 2.14 (members are added in that order); optional ones omitted, never undefined.
+  const record: { -readonly [K in keyof PerpExecutionRecord]: PerpExecutionRecord[K] } = {
     exchangeId: state.config.exchangeId,
     symbol: market.config.symbol,
     takerAccountId: input.takerAccountId,
-    ...(input.makerAccountId === undefined ? {} : { makerAccountId: input.makerAccountId }),
-    qty: formatScaled(parts.qty, 18),
-    side: input.takerSide,
-    price: formatScaled(parts.price, 18),
-    takerFee: split === undefined ? "0" : formatMoney(split.takerFee),
-    ...(split === undefined
-      ? {}
-      : {
-          protocolFeeCredit: formatMoney(split.protocolFeeCredit),
-          referrerFeeCredit: formatMoney(split.referrerFeeCredit),
-          takerRebateCredit: formatMoney(split.takerRebateCredit),
-          poolFeeCredit: formatMoney(split.poolFeeCredit),
-        }),
-    ...(takerCloses ? { takerOpeningFee: formatMoney(takerLeg.openingFee) } : {}),
-    type: input.type,
-    timestamp: microsToMillis(parts.atMicros),
-    sequenceNumber: input.sequenceNumber,
-    fillId: input.fillId,
-    ...(takerCloses ? { takerRealizedPnl: formatMoney(takerLeg.pricePnl + takerLeg.fundingPnl) } : {}),
-    ...(makerCloses ? { makerRealizedPnl: formatMoney(makerLeg.pricePnl + makerLeg.fundingPnl) } : {}),
-    ...(takerCloses ? { takerPriceVariationPnl: formatMoney(takerLeg.pricePnl) } : {}),
-    ...(makerCloses ? { makerPriceVariationPnl: formatMoney(makerLeg.pricePnl) } : {}),
-    ...(takerCloses ? { takerFundingPnl: formatMoney(takerLeg.fundingPnl) } : {}),
-    ...(makerCloses ? { makerFundingPnl: formatMoney(makerLeg.fundingPnl) } : {}),
-  };
+  } as PerpExecutionRecord;
+  if (input.makerAccountId !== undefined) record.makerAccountId = input.makerAccountId;
+  record.qty = formatScaled(qty, 18);
+  record.side = input.takerSide;
+  record.price = formatScaled(price, 18);
+  if (split === undefined) {
+    record.takerFee = "0";
+  } else {
+    record.takerFee = formatMoney(split.takerFee);
+    record.protocolFeeCredit = formatMoney(split.protocolFeeCredit);
+    record.referrerFeeCredit = formatMoney(split.referrerFeeCredit);
+    record.takerRebateCredit = formatMoney(split.takerRebateCredit);
+    record.poolFeeCredit = formatMoney(split.poolFeeCredit);
+  }
+  if (takerCloses) record.takerOpeningFee = formatMoney(takerLeg.openingFee);
+  record.type = input.type;
+  record.timestamp = microsToMillis(atMicros);
+  record.sequenceNumber = input.sequenceNumber;
+  record.fillId = input.fillId;
+  if (takerCloses) record.takerRealizedPnl = formatMoney(takerLeg.pricePnl + takerLeg.fundingPnl);
+  if (makerCloses) record.makerRealizedPnl = formatMoney(makerLeg.pricePnl + makerLeg.fundingPnl);
+  if (takerCloses) record.takerPriceVariationPnl = formatMoney(takerLeg.pricePnl);
+  if (makerCloses) record.makerPriceVariationPnl = formatMoney(makerLeg.pricePnl);
+  if (takerCloses) record.takerFundingPnl = formatMoney(takerLeg.fundingPnl);
+  if (makerCloses) record.makerFundingPnl = formatMoney(makerLeg.fundingPnl);
   return record;
 }
 
@@ -201,7 +205,7 @@ export function spotTakerFee(state: RiskState, taker: AccountState, costExact: M
 
 /** Applies a settled spot execution (ORDER_MATCH). */
 export function applySpotExecution(state: RiskState, input: ExecutionInput, atMicros: number): AppliedSpotExecution {
-  assert(input.type === "ORDER_MATCH", `spot execution ${input.fillId} must be ORDER_MATCH, got ${input.type}`);
+  if (input.type !== "ORDER_MATCH") assert(false, `spot execution ${input.fillId} must be ORDER_MATCH, got ${input.type}`);
   checkShape(input);
   const market = getSpot(state, input.marketId);
   const taker = getAccount(state, input.takerAccountId);
@@ -250,6 +254,6 @@ export function applySpotExecution(state: RiskState, input: ExecutionInput, atMi
 
 /** The quantity of a settled position in whole lots of its market (for the engine's positionLots hook). */
 export function lotsOf(quantity: bigint, step: bigint): number {
-  assert(quantity % step === 0n, `quantity ${quantity} is not a whole number of lots of ${step}`);
+  if (quantity % step !== 0n) assert(false, `quantity ${quantity} is not a whole number of lots of ${step}`);
   return Number(quantity / step);
 }

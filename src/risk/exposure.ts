@@ -19,7 +19,7 @@ import { getAccount } from "./accounts.ts";
 import { balanceOf } from "./collateral.ts";
 import { feeReserve } from "./fees.ts";
 import { E18, type Money, type Qty, fromSteps } from "./fixed.ts";
-import { positionOf, refreshPosition } from "./margin.ts";
+import { positionOf, refreshEffective, refreshOrders } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
 import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
 import type { Match, RestingOrder, Side } from "./types.ts";
@@ -34,7 +34,7 @@ function holdResting(state: RiskState, order: RestingState, qty: Qty): void {
     const position = positionOf(order.account, market);
     if (order.side === "B") position.restBuy += qty;
     else position.restSell += qty;
-    refreshPosition(position);
+    refreshOrders(position);
     return;
   }
   if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
@@ -43,10 +43,10 @@ function holdResting(state: RiskState, order: RestingState, qty: Qty): void {
 
 /** Counts a resting order (or its remainder after matching) from now on. */
 export function restOrder(state: RiskState, order: RestingOrder): void {
-  assert(!state.resting.has(order.orderId), `order ${order.orderId} is already resting`);
-  assert(order.qtyLots > 0, `resting qtyLots ${order.qtyLots} must be positive`);
+  if (state.resting.has(order.orderId)) assert(false, `order ${order.orderId} is already resting`);
+  if (!(order.qtyLots > 0)) assert(false, `resting qtyLots ${order.qtyLots} must be positive`);
   const market = marketOf(state, order.marketId);
-  assert(market !== undefined, `marketId ${order.marketId} does not exist`);
+  if (market === undefined) assert(false, `marketId ${order.marketId} does not exist`);
   const resting: RestingState = {
     orderId: order.orderId,
     account: getAccount(state, order.accountId),
@@ -61,7 +61,7 @@ export function restOrder(state: RiskState, order: RestingOrder): void {
 
 /** Reduces a resting order by `qty` (a fill), removing it at zero. */
 function reduceResting(state: RiskState, resting: RestingState, qty: Qty): void {
-  assert(qty <= resting.qty, `fill ${qty} exceeds resting quantity ${resting.qty} of order ${resting.orderId}`);
+  if (qty > resting.qty) assert(false, `fill ${qty} exceeds resting quantity ${resting.qty} of order ${resting.orderId}`);
   holdResting(state, resting, -qty);
   resting.qty -= qty;
   if (resting.qty === 0n) state.resting.delete(resting.orderId);
@@ -90,15 +90,17 @@ function movePending(position: ReturnType<typeof positionOf>, delta: Qty, cost: 
   position.pq += delta;
   position.pk += cost;
   moveOpenInterest(position.market, before, position.q + position.pq, false);
-  refreshPosition(position);
+  refreshEffective(position);
 }
+
+const NO_OUTFLOWS: PendingState["outflows"] = Object.freeze([]);
 
 /** Counts a match made by the engine until it settles or busts. */
 export function addPending(state: RiskState, match: Match): void {
-  assert(!state.pending.has(match.fillId), `fill ${match.fillId} is already pending`);
-  assert(match.takerAccountId !== match.makerAccountId, `fill ${match.fillId} has the same taker and maker account`);
+  if (state.pending.has(match.fillId)) assert(false, `fill ${match.fillId} is already pending`);
+  if (match.takerAccountId === match.makerAccountId) assert(false, `fill ${match.fillId} has the same taker and maker account`);
   const market = marketOf(state, match.marketId);
-  assert(market !== undefined, `marketId ${match.marketId} does not exist`);
+  if (market === undefined) assert(false, `marketId ${match.marketId} does not exist`);
   const taker = getAccount(state, match.takerAccountId);
   const maker = getAccount(state, match.makerAccountId);
   const qty = fromSteps(match.qtyLots, market.config.step);
@@ -106,7 +108,7 @@ export function addPending(state: RiskState, match: Match): void {
   const takerDelta = sideSign(match.takerSide) * qty;
   const notional = qty * price;
   const takerFee = feeReserve(taker.wallet, notional);
-  const outflows: { balance: ReturnType<typeof balanceOf>; amount: Money }[] = [];
+  let outflows: PendingState["outflows"] = NO_OUTFLOWS;
   const resting = state.resting.get(match.makerOrderId);
   if (resting !== undefined) reduceResting(state, resting, qty);
   if (market.kind === "perp") {
@@ -116,9 +118,11 @@ export function addPending(state: RiskState, match: Match): void {
   } else {
     const buyer: AccountState = takerDelta > 0n ? taker : maker;
     const seller: AccountState = takerDelta > 0n ? maker : taker;
-    outflows.push({ balance: balanceOf(buyer, market.quote), amount: notional + (buyer === taker ? takerFee : 0n) });
-    // A selling taker pays its fee out of the proceeds, so only the base is held.
-    outflows.push({ balance: balanceOf(seller, market.base), amount: qty * E18 });
+    outflows = [
+      { balance: balanceOf(buyer, market.quote), amount: notional + (buyer === taker ? takerFee : 0n) },
+      // A selling taker pays its fee out of the proceeds, so only the base is held.
+      { balance: balanceOf(seller, market.base), amount: qty * E18 },
+    ];
     for (const outflow of outflows) outflow.balance.pendingOut += outflow.amount;
   }
   const pending: PendingState = { fillId: match.fillId, marketId: match.marketId, taker, maker, takerDelta, price, takerFee, outflows };
@@ -128,7 +132,7 @@ export function addPending(state: RiskState, match: Match): void {
 /** Stops counting a pending match (it settled, and its execution is applied, or it busted). */
 export function releasePending(state: RiskState, fillId: string): void {
   const pending = state.pending.get(fillId);
-  assert(pending !== undefined, `fill ${fillId} is not pending`);
+  if (pending === undefined) assert(false, `fill ${fillId} is not pending`);
   state.pending.delete(fillId);
   const market = marketOf(state, pending.marketId)!;
   if (market.kind === "perp") {

@@ -59,9 +59,9 @@ export function refreshMark(state: RiskState, market: PerpMarketState, atMicros:
 
 export function setIndexPrice(state: RiskState, assetSymbol: string, price: Price, atMicros: number): MarkChange[] {
   const asset = state.assets.get(assetSymbol);
-  assert(asset !== undefined, `asset ${assetSymbol} does not exist`);
-  assert(!asset.config.isSettlement, `the settlement asset ${assetSymbol} is at par and takes no index price`);
-  assert(price > 0n, `index price of ${assetSymbol} must be positive`);
+  if (asset === undefined) assert(false, `asset ${assetSymbol} does not exist`);
+  if (asset.config.isSettlement) assert(false, `the settlement asset ${assetSymbol} is at par and takes no index price`);
+  if (price <= 0n) assert(false, `index price of ${assetSymbol} must be positive`);
   asset.index = { price, atMicros };
   for (const account of [...asset.holders]) {
     refreshCollateral(account, account.balances.get(assetSymbol)!);
@@ -78,7 +78,7 @@ export function setIndexPrice(state: RiskState, assetSymbol: string, price: Pric
 
 export function setOraclePrice(state: RiskState, marketId: number, price: Price, atMicros: number): MarkChange[] {
   const market = getPerp(state, marketId);
-  assert(price > 0n, `oracle price of ${market.config.symbol} must be positive`);
+  if (price <= 0n) assert(false, `oracle price of ${market.config.symbol} must be positive`);
   market.oracle = { price, atMicros };
   const change = refreshMark(state, market, atMicros);
   return change === undefined ? [] : [change];
@@ -86,7 +86,7 @@ export function setOraclePrice(state: RiskState, marketId: number, price: Price,
 
 export function setBook(state: RiskState, marketId: number, view: BookView, atMicros: number): MarkChange[] {
   const market = marketOf(state, marketId);
-  assert(market !== undefined, `marketId ${marketId} does not exist`);
+  if (market === undefined) assert(false, `marketId ${marketId} does not exist`);
   if (market.kind === "spot") {
     market.book = bookPrices(view, market.config.tick, market.config.step, undefined, atMicros);
     return [];

@@ -43,8 +43,8 @@ export type RoundingMode = "half-even" | "floor" | "ceil";
 
 /** numerator / denominator rounded by `mode` (floor and ceil toward -inf / +inf). */
 export function divRound(numerator: bigint, denominator: bigint, mode: RoundingMode): bigint {
-  assert(denominator !== 0n, "divRound denominator must not be zero");
-  if (denominator < 0n) {
+  if (denominator <= 0n) {
+    assert(denominator !== 0n, "divRound denominator must not be zero");
     numerator = -numerator;
     denominator = -denominator;
   }
@@ -98,28 +98,61 @@ export function notional(qty: Qty, price: Price): Money {
 
 /** A Money value times a Rate, rounded up (requirements). */
 export function mulRateCeil(value: Money, rate: Rate): Money {
-  return divRound(value * rate, E18, "ceil");
+  // One division: truncation is already the ceiling of a non-positive product.
+  const product = value * rate;
+  return product > 0n ? (product + E18_MINUS_ONE) / E18 : product / E18;
 }
 
 /** A Money value times a Rate, rounded down. */
 export function mulRateFloor(value: Money, rate: Rate): Money {
-  return divRound(value * rate, E18, "floor");
+  // One division: truncation is already the floor of a non-negative product.
+  const product = value * rate;
+  return product < 0n ? (product - E18_MINUS_ONE) / E18 : product / E18;
 }
+
+const E18_MINUS_ONE = E18 - 1n;
 
 /** Canonical text of an integer scaled by 10^digits (exact; no exponent, no trailing zeros). */
 export function formatScaled(value: bigint, digits: number): string {
-  const scale = 10n ** BigInt(digits);
   const negative = value < 0n;
-  const magnitude = negative ? -value : value;
-  const whole = magnitude / scale;
-  const fraction = digits === 0 ? "" : (magnitude % scale).toString().padStart(digits, "0").replace(/0+$/, "");
-  const text = fraction === "" ? whole.toString() : `${whole}.${fraction}`;
+  return formatDigits(negative, (negative ? -value : value).toString(), digits);
+}
+
+/**
+ * Canonical text of the magnitude `text` (the decimal digits of a
+ * non-negative integer, as bigint's toString writes them) scaled by
+ * 10^digits: the point placed by string slicing, trailing zeros dropped,
+ * no bigint division.
+ */
+function formatDigits(negative: boolean, text: string, digits: number): string {
+  if (digits > 0) {
+    const length = text.length;
+    let point = length - digits;
+    let whole: string;
+    if (point > 0) {
+      whole = text.slice(0, point);
+    } else {
+      whole = "0";
+      text = (-point <= ZEROS.length ? ZEROS.slice(0, -point) : "0".repeat(-point)) + text;
+      point = 0;
+    }
+    let end = text.length;
+    while (end > point && text.charCodeAt(end - 1) === 48) end--;
+    text = end === point ? whole : `${whole}.${text.slice(point, end)}`;
+  }
   return negative && text !== "0" ? `-${text}` : text;
 }
 
+const ZEROS = "0".repeat(64);
+const MONEY_TAIL = "0".repeat(18);
+
 /** Canonical text of a booked Money amount (a whole number of 10^-18 at most; exact). */
 export function formatMoney(value: Money): string {
-  assert(value % E18 === 0n, `money ${value} has more than 18 fraction digits`);
+  const negative = value < 0n;
+  const text = (negative ? -value : value).toString();
+  // A booked amount has at least 18 trailing zeros at 10^36 (or is zero): read its digits without dividing.
+  if (text.length > 18 && text.endsWith(MONEY_TAIL)) return formatDigits(negative, text.slice(0, -18), 18);
+  if (value % E18 !== 0n) assert(false, `money ${value} has more than 18 fraction digits`);
   return formatScaled(value / E18, 18);
 }
 
@@ -135,7 +168,7 @@ export function formatE18Value(value: bigint): string {
 
 /** Fraction digits of a positive 10^18-scaled step (tickSize, qtyStepSize): 0.001 -> 3. */
 export function fractionDigitsE18(step: bigint): number {
-  assert(step > 0n, `step ${step} must be positive`);
+  if (step <= 0n) assert(false, `step ${step} must be positive`);
   let digits = 18;
   let rest = step;
   while (digits > 0 && rest % 10n === 0n) {
@@ -149,12 +182,12 @@ export function fractionDigitsE18(step: bigint): number {
 export function toStepsHalfEven(value: bigint, step: bigint): number {
   const steps = divRound(value, step, "half-even");
   const asNumber = Number(steps);
-  assert(Number.isSafeInteger(asNumber), `value ${value} is too many steps of ${step}`);
+  if (!Number.isSafeInteger(asNumber)) assert(false, `value ${value} is too many steps of ${step}`);
   return asNumber;
 }
 
 /** A count of lots or ticks (safe integer) times its 10^18 step. */
 export function fromSteps(count: number, step: bigint): bigint {
-  assert(Number.isSafeInteger(count), `step count ${count} must be a safe integer`);
+  if (!Number.isSafeInteger(count)) assert(false, `step count ${count} must be a safe integer`);
   return BigInt(count) * step;
 }

@@ -43,7 +43,7 @@ export function sideValueAt(funding: FundingState, long: boolean, atMicros: numb
 
 /** clamp((mark - index) / index, -cap, cap), half-even at 18 digits. */
 export function fundingRateFor(mark: Price, index: Price, cap: Rate): Rate {
-  assert(index > 0n, `index price ${index} must be positive`);
+  if (index <= 0n) assert(false, `index price ${index} must be positive`);
   const premium = divRound((mark - index) * E18, index, "half-even");
   return max(-cap, min(cap, premium));
 }
@@ -55,7 +55,7 @@ export function fundingSlope(rate: Rate, mark: Price): FundingValue {
 
 /** Moves the anchor to `atMicros` and sets the new rate and slope from then on. */
 export function reanchorFunding(funding: FundingState, atMicros: number, rate: Rate, mark: Price): void {
-  assert(atMicros >= funding.anchorMicros, `funding time went backwards: ${atMicros} < ${funding.anchorMicros}`);
+  if (!(atMicros >= funding.anchorMicros)) assert(false, `funding time went backwards: ${atMicros} < ${funding.anchorMicros}`);
   funding.longAnchor = longValueAt(funding, atMicros);
   funding.shortAnchor = shortValueAt(funding, atMicros);
   funding.anchorMicros = atMicros;
@@ -65,7 +65,7 @@ export function reanchorFunding(funding: FundingState, atMicros: number, rate: R
 
 /** Lowers one side's funding value by `perUnit` (a socialized loss). */
 export function lowerFundingValue(funding: FundingState, long: boolean, perUnit: FundingValue): void {
-  assert(perUnit >= 0n, `socialized funding value ${perUnit} must not be negative`);
+  if (perUnit < 0n) assert(false, `socialized funding value ${perUnit} must not be negative`);
   if (long) funding.longAnchor -= perUnit;
   else funding.shortAnchor -= perUnit;
 }

@@ -54,6 +54,7 @@ export function positionOf(account: AccountState, market: PerpMarketState): Posi
     imOrdersC: 0n,
     f0C: 0n,
     f1C: 0n,
+    shown: undefined,
   };
   account.positions.set(market.config.marketId, position);
   market.holders.set(account.id, position);
@@ -73,45 +74,50 @@ function isEmpty(position: PositionState): boolean {
   );
 }
 
-/** Recomputes one position's contributions and moves the account's sums by the difference. */
+/**
+ * Recomputes one position's contributions and moves the account's sums by
+ * the difference. Call it whenever a settled input changes: q, k, b, the
+ * market's mark or its funding anchors; the cheaper refreshEffective and
+ * refreshOrders below rely on the settled contributions being current.
+ */
 export function refreshPosition(position: PositionState): void {
   const { account, market } = position;
   const { imRate, lmRate } = market.config;
   const mark = market.mark;
-  const qEff = position.q + position.pq;
-  const kEff = position.k + position.pk;
+  const { q, k } = position;
+  // Without pending matches the effective view is the settled one: compute it once.
+  const hasPending = position.pq !== 0n || position.pk !== 0n;
+  const qEff = hasPending ? q + position.pq : q;
+  const kEff = hasPending ? k + position.pk : k;
   let upnlC = 0n;
   let upnlSC = 0n;
   let notional: Money;
   let notionalS: Money;
-  let notionalOrders: Money;
   if (mark === undefined) {
     // No mark yet: value positions at cost (no unrealized PnL).
     notional = abs(kEff);
-    notionalS = abs(position.k);
-    notionalOrders = notional;
+    notionalS = hasPending ? abs(k) : notional;
   } else {
     upnlC = qEff * mark - kEff;
-    upnlSC = position.q * mark - position.k;
+    upnlSC = hasPending ? q * mark - k : upnlC;
     notional = abs(qEff) * mark;
-    notionalS = abs(position.q) * mark;
-    notionalOrders = max(abs(qEff + position.restBuy), abs(qEff - position.restSell)) * mark;
+    notionalS = hasPending ? abs(q) * mark : notional;
   }
   const imC = mulRateCeil(notional, imRate);
-  const imSC = mulRateCeil(notionalS, imRate);
   const lmC = mulRateCeil(notional, lmRate);
-  const lmSC = mulRateCeil(notionalS, lmRate);
-  const imOrdersC = mulRateCeil(notionalOrders, imRate);
+  const imSC = hasPending ? mulRateCeil(notionalS, imRate) : imC;
+  const lmSC = hasPending ? mulRateCeil(notionalS, lmRate) : lmC;
+  const imOrdersC = ordersContribution(position, qEff, imC);
   let f0C = 0n;
   let f1C = 0n;
-  if (position.q !== 0n) {
+  if (q !== 0n) {
     const funding = market.funding;
     const anchor = BigInt(funding.anchorMicros);
-    if (position.q > 0n) {
-      f0C = position.q * (funding.longAnchor + funding.slope * anchor) - position.b;
-      f1C = -position.q * funding.slope;
+    if (q > 0n) {
+      f0C = q * (funding.longAnchor + funding.slope * anchor) - position.b;
+      f1C = -q * funding.slope;
     } else {
-      const units = -position.q;
+      const units = -q;
       f0C = units * (funding.shortAnchor - funding.slope * anchor) - position.b;
       f1C = units * funding.slope;
     }
@@ -136,9 +142,67 @@ export function refreshPosition(position: PositionState): void {
   position.imOrdersC = imOrdersC;
   position.f0C = f0C;
   position.f1C = f1C;
+  dropIfEmpty(position);
+}
+
+/**
+ * The initial requirement with resting orders: exposure max(|qEff + buys|,
+ * |qEff - sells|) at mark (at cost before any mark); without resting orders
+ * that is the position's own `imC`.
+ */
+function ordersContribution(position: PositionState, qEff: Qty, imC: Money): Money {
+  const { restBuy, restSell } = position;
+  if (restBuy === 0n && restSell === 0n) return imC;
+  const mark = position.market.mark;
+  if (mark === undefined) return imC; // at cost, resting orders add nothing
+  return mulRateCeil(max(abs(qEff + restBuy), abs(qEff - restSell)) * mark, position.market.config.imRate);
+}
+
+/**
+ * Recomputes what pending matches move (effective PnL, requirements and the
+ * requirement with orders) when only pq, pk or the resting quantities
+ * changed: the settled contributions depend on none of them and stay.
+ */
+export function refreshEffective(position: PositionState): void {
+  const { account, market } = position;
+  const { imRate, lmRate } = market.config;
+  const mark = market.mark;
+  const qEff = position.q + position.pq;
+  const kEff = position.k + position.pk;
+  let upnlC = 0n;
+  let notional: Money;
+  if (mark === undefined) {
+    notional = abs(kEff);
+  } else {
+    upnlC = qEff * mark - kEff;
+    notional = abs(qEff) * mark;
+  }
+  const imC = mulRateCeil(notional, imRate);
+  const lmC = mulRateCeil(notional, lmRate);
+  const imOrdersC = ordersContribution(position, qEff, imC);
+  account.upnl += upnlC - position.upnlC;
+  account.im += imC - position.imC;
+  account.lm += lmC - position.lmC;
+  account.imOrders += imOrdersC - position.imOrdersC;
+  position.upnlC = upnlC;
+  position.imC = imC;
+  position.lmC = lmC;
+  position.imOrdersC = imOrdersC;
+  dropIfEmpty(position);
+}
+
+/** Recomputes the requirement with orders alone, when only the resting quantities changed. */
+export function refreshOrders(position: PositionState): void {
+  const imOrdersC = ordersContribution(position, position.q + position.pq, position.imC);
+  position.account.imOrders += imOrdersC - position.imOrdersC;
+  position.imOrdersC = imOrdersC;
+  dropIfEmpty(position);
+}
+
+function dropIfEmpty(position: PositionState): void {
   if (isEmpty(position)) {
-    account.positions.delete(market.config.marketId);
-    market.holders.delete(account.id);
+    position.account.positions.delete(position.market.config.marketId);
+    position.market.holders.delete(position.account.id);
   }
 }
 

@@ -94,15 +94,28 @@ export function applyLeg(state: RiskState, position: PositionState, delta: Qty, 
 
 /** Spec 2.11 Position of a settled non-zero position. */
 export function positionView(state: RiskState, position: PositionState): PositionView {
-  const units = abs(position.q);
+  const { q, k, b } = position;
+  let shown = position.shown;
+  if (shown === undefined || shown.q !== q || shown.k !== k || shown.b !== b) {
+    const units = abs(q);
+    shown = {
+      q,
+      k,
+      b,
+      qty: formatScaled(units, 18),
+      avgEntryPrice: formatScaled(divRound(abs(k), units, "half-even"), 18),
+      avgEntryFundingValue: formatScaled(divRound(b, units * E18, "half-even"), 18),
+    };
+    position.shown = shown;
+  }
   return {
     exchangeId: state.config.exchangeId,
     symbol: position.market.config.symbol,
     accountId: position.account.id,
-    qty: formatScaled(units, 18),
-    side: position.q > 0n ? "B" : "A",
-    avgEntryPrice: formatScaled(divRound(abs(position.k), units, "half-even"), 18),
-    avgEntryFundingValue: formatScaled(divRound(position.b, units * E18, "half-even"), 18),
+    qty: shown.qty,
+    side: q > 0n ? "B" : "A",
+    avgEntryPrice: shown.avgEntryPrice,
+    avgEntryFundingValue: shown.avgEntryFundingValue,
     lastTradeSequenceNumber: position.lastSeq,
   };
 }

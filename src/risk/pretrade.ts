@@ -33,7 +33,7 @@ import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
 import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, fromSteps, max, mulRateCeil } from "./fixed.ts";
-import { equityEffective, fillMarginShortfall } from "./margin.ts";
+import { type MarginShortfall, equityEffective, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
 import { marketOf } from "./exposure.ts";
@@ -139,7 +139,7 @@ function checkSpotOrder(
 
 function matchParts(state: RiskState, match: MatchTerms) {
   const market = marketOf(state, match.marketId);
-  assert(market !== undefined, `marketId ${match.marketId} does not exist`);
+  if (market === undefined) assert(false, `marketId ${match.marketId} does not exist`);
   const qty = fromSteps(match.qtyLots, market.config.step);
   return {
     market,
@@ -157,14 +157,21 @@ export function checkFill(state: RiskState, match: MatchTerms, atMicros: number)
   if (market.kind === "spot") return checkSpotFill(state, market, { taker, maker, qty, price, takerDelta, atMicros });
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);
-  const effective = (position: PositionState | undefined) => (position === undefined ? 0n : position.q + position.pq);
   if (fillMarginShortfall(makerPosition, maker, market, { delta: -takerDelta, price, fee: 0n, atMicros, settled: false }) !== null) return "cancel-maker";
-  const breach = fillOpenInterestBreach(market, effective(takerPosition), effective(makerPosition), takerDelta, false);
+  const breach = fillOpenInterestBreach(market, effectiveQty(takerPosition), effectiveQty(makerPosition), takerDelta, false);
   if (breach === "maker") return "cancel-maker";
   if (breach === "taker") return "reject-taker";
   const fee = feeReserve(taker.wallet, qty * price);
   if (fillMarginShortfall(takerPosition, taker, market, { delta: takerDelta, price, fee, atMicros, settled: false }) !== null) return "reject-taker";
   return "ok";
+}
+
+function effectiveQty(position: PositionState | undefined): Qty {
+  return position === undefined ? 0n : position.q + position.pq;
+}
+
+function settledQty(position: PositionState | undefined): Qty {
+  return position === undefined ? 0n : position.q;
 }
 
 interface SpotFill {
@@ -201,6 +208,10 @@ function checkSpotFill(state: RiskState, market: SpotMarketState, fill: SpotFill
   return outflows.some((outflow) => outflow.account === fill.taker && short(outflow)) ? "reject-taker" : "ok";
 }
 
+function belowIM(account: AccountState, failure: MarginShortfall): BustReason {
+  return { reasonName: "AccountBelowIM", accountId: account.id, delta: formatE36(failure.delta), shortfall: ceilText(failure.shortfall) };
+}
+
 function ceilText(value: Money): string {
   return formatScaled(divRound(value, E18, "ceil"), 18);
 }
@@ -231,17 +242,12 @@ export function validateMatch(state: RiskState, match: MatchTerms, atMicros: num
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);
   const split = takerFeeSplit(state, taker.wallet, refreshTier(state, taker.wallet, atMicros), qty * price);
-  const sides = [
-    { account: maker, position: makerPosition, delta: -takerDelta, fee: 0n },
-    { account: taker, position: takerPosition, delta: takerDelta, fee: split.takerFee - split.takerRebateCredit },
-  ];
-  for (const side of sides) {
-    const failure = fillMarginShortfall(side.position, side.account, market, { delta: side.delta, price, fee: side.fee, atMicros, settled: true });
-    if (failure !== null) {
-      return { reasonName: "AccountBelowIM", accountId: side.account.id, delta: formatE36(failure.delta), shortfall: ceilText(failure.shortfall) };
-    }
-  }
-  const settledQty = (position: PositionState | undefined) => (position === undefined ? 0n : position.q);
+  // The maker first, then the taker (who pays its fee net of its rebate).
+  const makerFailure = fillMarginShortfall(makerPosition, maker, market, { delta: -takerDelta, price, fee: 0n, atMicros, settled: true });
+  if (makerFailure !== null) return belowIM(maker, makerFailure);
+  const takerFee = split.takerFee - split.takerRebateCredit;
+  const takerFailure = fillMarginShortfall(takerPosition, taker, market, { delta: takerDelta, price, fee: takerFee, atMicros, settled: true });
+  if (takerFailure !== null) return belowIM(taker, takerFailure);
   if (fillOpenInterestBreach(market, settledQty(takerPosition), settledQty(makerPosition), takerDelta, true) !== null) {
     return {
       reasonName: "OpenInterestCapExceeded",

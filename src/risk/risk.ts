@@ -41,7 +41,7 @@ import {
   walletConfiguration,
   walletKey,
 } from "./accounts.ts";
-import { type BookingContext, book, checkOutflow, parseAmount } from "./collateral.ts";
+import { type BookingContext, book, checkOutflow, netDepositsText, parseAmount, realBalanceText } from "./collateral.ts";
 import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
 import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./executions.ts";
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
@@ -54,7 +54,7 @@ import { equityEffective, equitySettled } from "./margin.ts";
 import { positionView } from "./positions.ts";
 import { checkFill, checkOrder, validateMatch } from "./pretrade.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
-import { type ExecutionIds, type RiskState, createRiskState, defaultExecutionIds } from "./state.ts";
+import { type ExecutionIds, type PositionState, type RiskState, createRiskState, defaultExecutionIds } from "./state.ts";
 import { assetOraclePrices, marketSummary, spotMarketSummary } from "./summaries.ts";
 import type {
   AccountBalanceView,
@@ -142,7 +142,7 @@ export class RiskEngine {
 
   setAssetStatus(asset: string, status: AssetStatus): void {
     const state = this.state.assets.get(asset);
-    assert(state !== undefined, `asset ${asset} does not exist`);
+    if (state === undefined) assert(false, `asset ${asset} does not exist`);
     state.status = status;
   }
 
@@ -289,22 +289,23 @@ export class RiskEngine {
 
   positions(accountId: number): PositionView[] {
     const account = getAccount(this.state, accountId);
-    return [...account.positions.values()]
-      .filter((position) => position.q !== 0n)
-      .sort((a, b) => a.market.config.marketId - b.market.config.marketId)
-      .map((position) => positionView(this.state, position));
+    const held: PositionState[] = [];
+    for (const position of account.positions.values()) if (position.q !== 0n) held.push(position);
+    if (held.length > 1) held.sort((a, b) => a.market.config.marketId - b.market.config.marketId);
+    const views: PositionView[] = [];
+    for (const position of held) views.push(positionView(this.state, position));
+    return views;
   }
 
   balances(accountId: number): AccountBalanceView[] {
     const account = getAccount(this.state, accountId);
-    return [...account.balances.values()]
-      .sort((a, b) => (a.asset.config.symbol < b.asset.config.symbol ? -1 : 1))
-      .map((balance) => ({
-        accountId,
-        asset: balance.asset.config.symbol,
-        realBalance: formatMoney(balance.balance),
-        balanceDEPRECATED: formatMoney(balance.netDeposits),
-      }));
+    const held = [...account.balances.values()];
+    if (held.length > 1) held.sort((a, b) => (a.asset.config.symbol < b.asset.config.symbol ? -1 : 1));
+    const views: AccountBalanceView[] = [];
+    for (const balance of held) {
+      views.push({ accountId, asset: balance.asset.config.symbol, realBalance: realBalanceText(balance), balanceDEPRECATED: netDepositsText(balance) });
+    }
+    return views;
   }
 
   margin(accountId: number, atMicros: number): MarginView {

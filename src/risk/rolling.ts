@@ -43,7 +43,7 @@ export class RollingSum {
   }
 
   private advance(atMicros: number): void {
-    assert(atMicros >= this.lastMicros, `rolling window time went backwards: ${atMicros} < ${this.lastMicros}`);
+    if (!(atMicros >= this.lastMicros)) assert(false, `rolling window time went backwards: ${atMicros} < ${this.lastMicros}`);
     this.lastMicros = atMicros;
     const oldestKept = Math.floor((atMicros - this.windowMicros) / this.bucketMicros) + 1;
     while (this.head < this.bucketIndices.length && this.bucketIndices[this.head]! < oldestKept) {
@@ -95,7 +95,7 @@ export class PriceWindow {
   }
 
   private advance(atMicros: number): void {
-    assert(atMicros >= this.lastMicros, `price window time went backwards: ${atMicros} < ${this.lastMicros}`);
+    if (!(atMicros >= this.lastMicros)) assert(false, `price window time went backwards: ${atMicros} < ${this.lastMicros}`);
     this.lastMicros = atMicros;
     const horizon = atMicros - this.windowMicros;
     while (this.head < this.times.length && this.times[this.head]! <= horizon) {

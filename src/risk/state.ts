@@ -64,6 +64,15 @@ export interface BalanceState {
   pendingOut: Money;
   /** This balance's contribution to the account's collateral value (non-settlement assets). */
   collateralC: Money;
+  /**
+   * Wire text of `balance` and `netDeposits` as last formatted, with the
+   * values it was formatted from: reads and ledger entries reuse it while
+   * the value is unchanged.
+   */
+  shownBalance: Money;
+  shownBalanceText: string;
+  shownNetDeposits: Money;
+  shownNetDepositsText: string;
 }
 
 export interface AccountState {
@@ -116,6 +125,8 @@ export interface PositionState {
   imOrdersC: Money;
   f0C: Claim;
   f1C: Claim;
+  /** Wire text of the settled position (spec 2.11) as last formatted, reused while q, k and b are unchanged. */
+  shown: ShownPosition | undefined;
 }
 
 export interface AssetState {
@@ -153,6 +164,16 @@ export interface BookPrices {
   impactBid: Price | undefined;
   impactAsk: Price | undefined;
   atMicros: number;
+}
+
+/** Formatted figures of a settled position, with the values they were formatted from. */
+export interface ShownPosition {
+  readonly q: Qty;
+  readonly k: Money;
+  readonly b: Claim;
+  readonly qty: string;
+  readonly avgEntryPrice: string;
+  readonly avgEntryFundingValue: string;
 }
 
 export interface PerpMarketState {

@@ -63,7 +63,7 @@ export class Ledger {
 
   /** Records a leg at `at`; returns the entry, or undefined for a zero amount (never recorded). */
   record(leg: LedgerLeg, at: Micros): TransferEntry | undefined {
-    if (/^-?0(\.0*)?$/.test(leg.amount)) return undefined;
+    if (isZeroText(leg.amount)) return undefined;
     const entry: TransferEntry = { id: this.ids.next(), timestamp: microsToMillis(at), ...leg };
     let entries = this.byAccount.get(leg.accountId);
     if (entries === undefined) {
@@ -112,6 +112,13 @@ export class Ledger {
   latest(accountIds: readonly number[], count: number): TransferEntry[] {
     return this.list(accountIds, { limit: count }).data;
   }
+}
+
+/** True for a zero decimal text ("0", "-0", "0.00"); a quick look at the first digits settles most amounts. */
+function isZeroText(amount: string): boolean {
+  const first = amount.charCodeAt(amount.charCodeAt(0) === 45 ? 1 : 0);
+  if (first !== 48) return false; // a leading digit other than 0: not zero (and not a "0..." form)
+  return /^-?0(\.0*)?$/.test(amount);
 }
 
 function encodeCursor(id: string): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { canonicalJson, Fingerprint, fingerprintOf } from "../../src/core/fingerprint.ts";
 
 describe("canonical JSON", () => {
@@ -40,5 +41,35 @@ describe("Fingerprint", () => {
     running.update(records[1]);
     expect(running.digest()).toBe(fingerprintOf(records));
     expect(running.count).toBe(2);
+  });
+});
+
+describe("canonical JSON against a plain reference", () => {
+  /** The definition, written the slow obvious way: sort every object's keys, JSON.stringify the rest. */
+  function reference(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map((element) => (element === undefined ? "null" : reference(element))).join(",")}]`;
+    if (typeof value === "bigint") return `"${value.toString()}"`;
+    if (value !== null && typeof value === "object") {
+      const entries = Object.keys(value)
+        .sort()
+        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+        .map((key) => `${JSON.stringify(key)}:${reference((value as Record<string, unknown>)[key])}`);
+      return `{${entries.join(",")}}`;
+    }
+    return JSON.stringify(value);
+  }
+
+  it("agrees on random records of repeated and varying shapes (the per-shape key cache)", () => {
+    const key = fc.constantFrom("a", "b", "ab", "a,b", "b\u0000a", "z", "Z", "é", "10", "2", "__proto__x", "sequenceNumber");
+    const scalar = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.bigInt());
+    const record = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, scalar, fc.array(tie("value"), { maxLength: 3 }), fc.dictionary(key, tie("value"), { maxKeys: 5 })),
+    })).value;
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 8 }), (records) => {
+        for (const item of records) if (item !== undefined) expect(canonicalJson(item)).toBe(reference(item));
+      }),
+      { seed: 42, numRuns: 500 },
+    );
   });
 });

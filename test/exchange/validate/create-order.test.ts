@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Dec, INT256_MAX } from "../../../src/core/decimal.ts";
+import { INT256_MAX } from "../../../src/core/decimal.ts";
 import { validateCreateOrder } from "../../../src/exchange/gateway/validate/create-order.ts";
 import {
   accepted,
@@ -36,8 +36,8 @@ describe("validateCreateOrder accepts realistic orders and normalizes them exact
       orderType: "LIMIT",
       isTrigger: false,
       timeInForce: "GTC",
-      limitPx: { text: "3150.25", e18: 3_150_250_000_000_000_000_000n, value: new Dec("3150.25") },
-      qty: { text: "1.5", e18: 1_500_000_000_000_000_000n, value: new Dec("1.5") },
+      limitPx: { text: "3150.25", e18: 3_150_250_000_000_000_000_000n },
+      qty: { text: "1.5", e18: 1_500_000_000_000_000_000n },
       reduceOnly: false,
       postOnly: true,
       deadline: DEADLINE_S,
@@ -76,7 +76,7 @@ describe("validateCreateOrder accepts realistic orders and normalizes them exact
     const value = accepted(validate(createStop));
     expect(value).toMatchObject({ orderType: "STOP_LOSS", isTrigger: true, reduceOnly: false, postOnly: false });
     expect(value).not.toHaveProperty("qty");
-    expect(value.triggerPx).toEqual({ text: "2950", e18: 2_950n * 10n ** 18n, value: new Dec("2950") });
+    expect(value.triggerPx).toEqual({ text: "2950", e18: 2_950n * 10n ** 18n });
     expect(value.quantityE18).toBe(-INT256_MAX);
     expect(value.triggerPriceE18).toBe(2_950n * 10n ** 18n);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Dec, INT256_MAX } from "../../../src/core/decimal.ts";
+import { INT256_MAX } from "../../../src/core/decimal.ts";
 import { validateModifyOrder } from "../../../src/exchange/gateway/validate/modify-order.ts";
 import {
   accepted,
@@ -33,8 +33,8 @@ describe("validateModifyOrder accepts realistic modifies and normalizes them exa
       orderType: "LIMIT",
       isTrigger: false,
       timeInForce: "GTC",
-      limitPx: { text: "3149.75", e18: 3_149_750_000_000_000_000_000n, value: new Dec("3149.75") },
-      qty: { text: "1.2", e18: 1_200_000_000_000_000_000n, value: new Dec("1.2") },
+      limitPx: { text: "3149.75", e18: 3_149_750_000_000_000_000_000n },
+      qty: { text: "1.2", e18: 1_200_000_000_000_000_000n },
       reduceOnly: false,
       postOnly: true,
       deadline: DEADLINE_S,

@@ -30,7 +30,6 @@ import {
   checkQty,
   checkTriggerMarket,
   checkTriggerPx,
-  firstError,
   isTriggerType,
   orderLabel,
   type ResolvedOrderFields,
@@ -58,16 +57,17 @@ export function validateCreateOrder(body: unknown, context: ValidationContext): 
 
 function createRuleError(request: CreateOrderRequest, resolved: ResolvedOrderFields): RequestError | undefined {
   const { orderType, timeInForce } = request;
-  return firstError([
-    () => checkTriggerMarket(orderType, resolved.market),
-    () => checkQty(orderType, resolved.qty),
-    () => checkLimitPx(resolved.limitPx),
-    () => checkTriggerPx(orderType, resolved.triggerPx),
-    () => checkCreateReduceOnly(request, resolved),
-    () => checkCreatePostOnly(request),
-    () => checkExpiresAfter(orderType, timeInForce, request.expiresAfter, request.deadline),
-    () => checkCreateClientOrderId(request.clientOrderId),
-  ]);
+  // In precedence order, the first rejection wins.
+  return (
+    checkTriggerMarket(orderType, resolved.market) ??
+    checkQty(orderType, resolved.qty) ??
+    checkLimitPx(resolved.limitPx) ??
+    checkTriggerPx(orderType, resolved.triggerPx) ??
+    checkCreateReduceOnly(request, resolved) ??
+    checkCreatePostOnly(request) ??
+    checkExpiresAfter(orderType, timeInForce, request.expiresAfter, request.deadline) ??
+    checkCreateClientOrderId(request.clientOrderId)
+  );
 }
 
 /** reduceOnly is supported on a perp IOC LIMIT only (spec 4.2.1), and required there. */

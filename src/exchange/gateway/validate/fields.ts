@@ -17,7 +17,7 @@
  *    exactly, the JSON counterpart of "beyond uint64".
  */
 import type { z } from "zod";
-import { DecimalInputError, E18_FRACTION_DIGITS, fromE18, toE18 } from "../../../core/decimal.ts";
+import { DecimalInputError, E18_FRACTION_DIGITS, toE18 } from "../../../core/decimal.ts";
 import { ORDER_TYPES, TIME_IN_FORCES } from "../../../spec/enums.ts";
 import type { RequestError } from "../../../spec/errors.ts";
 import {
@@ -29,6 +29,7 @@ import {
   UNSIGNED_DECIMAL_PATTERN,
 } from "../../../spec/scalars.ts";
 import { describeType, fail, invalid, quote, requestError } from "./errors.ts";
+import { parsePlainBody } from "./plain-body.ts";
 import type { DecimalField, MarketRef, OrderLookup, Validation, ValidationContext } from "./types.ts";
 
 type FieldKind =
@@ -75,6 +76,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * in the schema's field order) becomes the RequestError.
  */
 export function parseSchema<T>(schema: z.ZodType<T>, body: unknown): Validation<T> {
+  const plain = parsePlainBody(schema, body);
+  if (plain !== undefined) return { ok: true, value: plain };
   const result = schema.safeParse(body);
   if (result.success) return { ok: true, value: result.data };
   const issue = result.error.issues[0];
@@ -186,7 +189,7 @@ export function parseDecimal(text: string, field: string): Validation<DecimalFie
     }
     return invalid(`${field} ${quote(text)} is not an unsigned decimal (digits, optional fraction, optional exponent)`);
   }
-  return { ok: true, value: { text, e18, value: fromE18(e18) } };
+  return { ok: true, value: { text, e18 } };
 }
 
 /** Parses the optional decimal `field` of `source` when present. */

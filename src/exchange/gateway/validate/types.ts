@@ -6,11 +6,10 @@
  *
  * A Validated* value keeps both views of every signed field: the wire text
  * (signatures are over what the client sent) and the exact parsed value
- * (decimals as 10^18 fixed point and as `Dec`, the nonce as bigint). The
+ * (decimals as 10^18 fixed point, the nonce as bigint). The
  * parsed request itself is kept in `request`, unknown extra fields included
  * (spec 1: every object may carry additional properties).
  */
-import type { Dec } from "../../../core/decimal.ts";
 import type { RequestError } from "../../../spec/errors.ts";
 import type { OrderType, TimeInForce } from "../../../spec/enums.ts";
 import type {
@@ -59,8 +58,6 @@ export interface DecimalField {
   readonly text: string;
   /** The exact value scaled by 10^18 (never negative: the wire fields are UnsignedDecimal). */
   readonly e18: bigint;
-  /** The exact value. */
-  readonly value: Dec;
 }
 
 /** How a modifyOrder or cancelOrder finds its order: orderId when present, else the non-zero clientOrderId. */
