@@ -12,7 +12,7 @@ import { SequenceCounter } from "../core/ids.ts";
 import type { Scheduler } from "../core/scheduler.ts";
 import { MICROS_PER_SECOND } from "../core/time.ts";
 import { AccountTable } from "./accounts.ts";
-import { FillRecord, OrderUpdate, type EngineHooks, type EngineSink } from "./events.ts";
+import { FillRecord, orderUpdate, type EngineHooks, type EngineSink, type OrderUpdate } from "./events.ts";
 import type { Market } from "./market.ts";
 import { matchTaker, MatchRound, type MatchHost } from "./matcher.ts";
 import { NO_TIMER, reasonCode, STATUS_CANCELLED, STATUS_FILLED, type Order } from "./order.ts";
@@ -107,7 +107,7 @@ export class EngineCore implements MatchHost {
    * sequence, or -1.
    */
   emit(order: Order, execLots: number, firstFill: number, fillCount: number, onOrderChanges: boolean): OrderUpdate {
-    const update = new OrderUpdate(order, this.sequence.next(), execLots, firstFill, fillCount, onOrderChanges);
+    const update = orderUpdate(order, this.sequence.next(), execLots, firstFill, fillCount, onOrderChanges);
     this.sink.orderUpdate(update);
     return update;
   }

@@ -69,7 +69,14 @@
  * (twice: into the survivor space, then the old generation), and most of
  * the rest in cache misses on orders far apart in memory. A larger young
  * generation (`node --max-semi-space-size=64`) made deep about 30% faster
- * in one A/B; this benchmark runs with Node's defaults.
+ * in one A/B; this benchmark runs with Node's defaults. Memory the process
+ * has not touched before is slow on this machine (a first write to a fresh
+ * page cost 3-50 µs in a micro-benchmark, a VM page fault): a structure that
+ * grows with the count of owners or orders ever seen, rather than with what
+ * is live, pays it in every run (the open-order figures did, 5-9% of
+ * shallow, until they became chunks freed and reused as owners come and go).
+ * On a shared machine, compare runs by `opsPerCpuSecRuns` (--engine-only),
+ * alternating the two versions several times.
  *
  * Prints one JSON line; never fails.
  */

@@ -94,4 +94,41 @@ describe("open-order accounting per owner (spec 8.2)", () => {
     ok(engine.createOrder({ atMicros: T0, marketId: 1, exchangeId: 1, accountId: 1, ownerId: 1, isBuy: true, orderType: "LIMIT", timeInForce: "GTC", priceTicks: 1, qtyLots: 1 }));
     expect(engine.openOrderFigures(1).notional.toFixed()).toBe("0.0035"); // 0.3 x 0.01 + 0.001 x 0.5
   });
+  it("keeps owners apart across chunks of owners, also when a freed chunk is reused for other owners", () => {
+    const h = harness();
+    // Owners 5 and 1,030 are in different chunks of 1,024 owners; 2,100 in a third.
+    const a = h.buy(1, 100, 4, { ownerId: 5 });
+    const b = h.buy(2, 100, 2, { ownerId: 1_030 });
+    expect(h.engine.openOrderFigures(5).count).toBe(1);
+    expect(h.engine.openOrderFigures(1_030).notional.toFixed()).toBe("0.1"); // 0.002 x 50
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, orderId: a.orderId }));
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 2, orderId: b.orderId }));
+    // Both chunks are free now; the next owners take them over and start from zero.
+    h.buy(3, 200, 1, { ownerId: 2_100 });
+    h.buy(4, 100, 3, { ownerId: 1_031 });
+    for (const [ownerId, count, notional] of [[5, 0, "0"], [1_030, 0, "0"], [2_100, 1, "0.1"], [1_031, 1, "0.15"], [6, 0, "0"]] as const) {
+      const figures = h.engine.openOrderFigures(ownerId);
+      expect([ownerId, figures.count, figures.notional.toFixed()]).toEqual([ownerId, count, notional]);
+    }
+    expect(h.engine.openOrderUnits(5)).toEqual({ count: 0, notionalUnits: 0n });
+    expect(h.engine.dumpState().owners.map((owner) => owner.ownerId)).toEqual([1_031, 2_100]);
+    h.engine.checkInvariants();
+  });
+
+  it("clears an owner's sum when its last order leaves, also when its parts were split beyond the safe-integer range", () => {
+    const engine = new Engine({ markets: [{ ...PERP, tickSize: "1", qtyStepSize: "1", minOrderQty: "1" }], config: { maxRestingOrdersPerMarket: 4 } });
+    const create = { atMicros: T0, marketId: 1, exchangeId: 1, isBuy: true, orderType: "LIMIT" as const, timeInForce: "GTC" as const, priceTicks: 16 };
+    // 2^48 lots x 16 ticks = 2^52 each: the second sum leaves the safe range, so the two halves of the figures move apart.
+    ok(engine.createOrder({ ...create, accountId: 1, ownerId: 9, qtyLots: 2 ** 48 }));
+    ok(engine.createOrder({ ...create, accountId: 2, ownerId: 9, qtyLots: 2 ** 48 }));
+    expect(engine.openOrderUnits(9)).toEqual({ count: 2, notionalUnits: 2n ** 53n });
+    ok(engine.cancelAll({ atMicros: T0, accountId: 2 }));
+    ok(engine.cancelAll({ atMicros: T0, accountId: 1 }));
+    expect(engine.openOrderUnits(9)).toEqual({ count: 0, notionalUnits: 0n });
+    // Owner 9's chunk is free; owner 4,105 (same place in its own chunk) reuses it and starts from zero, as does owner 9 again.
+    ok(engine.createOrder({ ...create, accountId: 3, ownerId: 4_105, qtyLots: 5 }));
+    ok(engine.createOrder({ ...create, accountId: 4, ownerId: 9, qtyLots: 3 }));
+    expect(engine.openOrderUnits(4_105)).toEqual({ count: 1, notionalUnits: 80n });
+    expect(engine.openOrderUnits(9)).toEqual({ count: 1, notionalUnits: 48n });
+  });
 });
