@@ -463,28 +463,7 @@ export class RunOutputsRecorder implements RunObserver {
   }
 
   private perpExecution(record: PerpExecution): void {
-    const { c, t } = this.ready().executions;
-    const agentOf = this.vocabulary!.agentOf;
-    const price = Number(record.price);
-    const qty = Number(record.qty);
-    c.time.push(record.timestamp);
-    c.symbol.push(record.symbol);
-    c.market.push("perp");
-    c.type.push(record.type);
-    c.fillId.push(record.fillId);
-    c.sequenceNumber.push(record.sequenceNumber);
-    c.side.push(record.side);
-    c.price.push(price);
-    c.qty.push(qty);
-    c.notional.push(price * qty);
-    c.takerAccountId.push(record.takerAccountId);
-    c.takerAgent.pushOptional(agentOf.get(record.takerAccountId));
-    c.takerOrderId.pushOptional(record.takerOrderId);
-    c.makerAccountId.pushOptional(record.makerAccountId);
-    c.makerAgent.pushOptional(record.makerAccountId === undefined ? undefined : agentOf.get(record.makerAccountId));
-    c.makerOrderId.pushOptional(record.makerOrderId);
-    c.feeAsset.push(this.vocabulary!.feeAssetOf.get(record.symbol) ?? "");
-    c.takerFee.pushDecimal(record.takerFee);
+    const c = this.executionColumns(record, "perp", record.makerAccountId);
     c.takerRebateCredit.pushDecimal(record.takerRebateCredit);
     c.protocolFeeCredit.pushDecimal(record.protocolFeeCredit);
     c.referrerFeeCredit.pushDecimal(record.referrerFeeCredit);
@@ -494,17 +473,32 @@ export class RunOutputsRecorder implements RunObserver {
     c.makerRealizedPnl.pushDecimal(record.makerRealizedPnl);
     c.takerFundingPnl.pushDecimal(record.takerFundingPnl);
     c.makerFundingPnl.pushDecimal(record.makerFundingPnl);
-    t.endRow();
+    this.ready().executions.t.endRow();
   }
 
   private spotExecution(record: SpotExecution): void {
-    const { c, t } = this.ready().executions;
+    const c = this.executionColumns(record, "spot", record.makerAccountId);
+    c.takerRebateCredit.pushNull();
+    c.protocolFeeCredit.pushNull();
+    c.referrerFeeCredit.pushNull();
+    c.poolFeeCredit.pushNull();
+    c.makerFee.pushNull();
+    c.takerRealizedPnl.pushNull();
+    c.makerRealizedPnl.pushNull();
+    c.takerFundingPnl.pushNull();
+    c.makerFundingPnl.pushNull();
+    this.ready().executions.t.endRow();
+  }
+
+  /** The columns perp and spot executions share, up to takerFee; the caller pushes the rest and ends the row. */
+  private executionColumns(record: PerpExecution | SpotExecution, market: "perp" | "spot", makerAccountId: number | undefined) {
+    const { c } = this.ready().executions;
     const agentOf = this.vocabulary!.agentOf;
     const price = Number(record.price);
     const qty = Number(record.qty);
     c.time.push(record.timestamp);
     c.symbol.push(record.symbol);
-    c.market.push("spot");
+    c.market.push(market);
     c.type.push(record.type);
     c.fillId.push(record.fillId);
     c.sequenceNumber.push(record.sequenceNumber);
@@ -515,21 +509,12 @@ export class RunOutputsRecorder implements RunObserver {
     c.takerAccountId.push(record.takerAccountId);
     c.takerAgent.pushOptional(agentOf.get(record.takerAccountId));
     c.takerOrderId.pushOptional(record.takerOrderId);
-    c.makerAccountId.push(record.makerAccountId);
-    c.makerAgent.pushOptional(agentOf.get(record.makerAccountId));
+    c.makerAccountId.pushOptional(makerAccountId);
+    c.makerAgent.pushOptional(makerAccountId === undefined ? undefined : agentOf.get(makerAccountId));
     c.makerOrderId.pushOptional(record.makerOrderId);
     c.feeAsset.push(this.vocabulary!.feeAssetOf.get(record.symbol) ?? "");
     c.takerFee.pushDecimal(record.takerFee);
-    c.takerRebateCredit.pushNull();
-    c.protocolFeeCredit.pushNull();
-    c.referrerFeeCredit.pushNull();
-    c.poolFeeCredit.pushNull();
-    c.makerFee.pushNull();
-    c.takerRealizedPnl.pushNull();
-    c.makerRealizedPnl.pushNull();
-    c.takerFundingPnl.pushNull();
-    c.makerFundingPnl.pushNull();
-    t.endRow();
+    return c;
   }
 
   private bust(record: ExecutionBust): void {
