@@ -15,6 +15,7 @@
  */
 import type { Micros } from "../core/time.ts";
 import type { Exchange, ExchangeAnswer } from "../exchange/exchange.ts";
+import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 
 export type ClockMode = "wall" | "manual";
@@ -65,12 +66,19 @@ export class LiveDriver {
     return Math.max(this.exchange.now(), this.options.startMicros + Math.floor(elapsed));
   }
 
-  /** Stamps, logs and runs one input; returns the Exchange's answer. */
-  handle(input: ExchangeInput): ExchangeAnswer {
+  /**
+   * Stamps, logs and runs one input; returns the Exchange's answer.
+   * `recovery`: the request's signature recovered ahead of time (exec.ts,
+   * signer-pool.ts); the gateway uses it only if it is exactly the recovery
+   * it would compute, so the answer is the same with or without it, and it
+   * is not logged (a replay recovers inline).
+   */
+  handle(input: ExchangeInput, recovery?: PrecomputedRecovery): ExchangeAnswer {
     const at = this.now();
     this.options.log?.append(at, input);
     this.handled++;
-    const answer = this.exchange.handle(input, at);
+    const answer =
+      recovery === undefined ? this.exchange.handle(input, at) : this.exchange.gateway.withRecovery(recovery, () => this.exchange.handle(input, at));
     this.afterAdvance();
     return answer;
   }

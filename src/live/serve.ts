@@ -29,6 +29,8 @@ export interface StartOptions {
   /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
   slowConsumerBytes?: number;
   drainMs?: number;
+  /** Worker threads recovering WebSocket order-entry signatures in signed mode (default 0: on the main thread; exec.ts says when more pay). */
+  signerThreads?: number;
   /** Runs once the server is assembled, before it listens (seed accounts, prices, agents). */
   setup?: (context: LiveContext) => void;
   /** Called whenever virtual time moved (inputs, wake-ups, the manual clock): in-process agents act here. */
@@ -56,9 +58,10 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
   const context = contextFor(exchange, driver, () => resync());
   const stream = createStreamSurface(context, { slowConsumerBytes: options.slowConsumerBytes ?? 1024 * 1024 });
   resync = () => stream.resync();
+  const exec = createExecSurface(context, options.signerThreads === undefined ? {} : { signerThreads: options.signerThreads });
   const server = new LiveServer(
     context,
-    { rest: createRestHandler(context), admin: createAdminHandler(context), stream, exec: createExecSurface(context) },
+    { rest: createRestHandler(context), admin: createAdminHandler(context), stream, exec },
     {
       host: options.host ?? "127.0.0.1",
       port: options.port ?? 0,

@@ -19,6 +19,7 @@ import type { Exchange } from "../exchange/exchange.ts";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { ExchangeQueries } from "../exchange/queries.ts";
 import type { LiveDriver } from "./driver.ts";
+import type { ExecSurface } from "./exec.ts";
 import { EdgeLimiter, type EdgeLimitConfig, DEFAULT_EDGE_LIMIT } from "./edge-limiter.ts";
 
 /** What each surface module gets: the Exchange, its driver and the read models. */
@@ -44,6 +45,8 @@ export interface SocketSurface {
   closeIdle(code: number, reason: string): void;
   closeAll(code: number, reason: string): void;
   readonly connectionCount: number;
+  /** Releases what the surface holds besides its sockets (worker threads), once closed. */
+  dispose?(): void;
 }
 
 export interface LiveServerOptions {
@@ -57,7 +60,7 @@ export interface Surfaces {
   rest: HttpHandler;
   admin: HttpHandler;
   stream: SocketSurface;
-  exec: SocketSurface;
+  exec: ExecSurface;
 }
 
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -69,7 +72,7 @@ export class LiveServer {
 
   constructor(
     readonly context: LiveContext,
-    private readonly surfaces: Surfaces,
+    readonly surfaces: Surfaces,
     private readonly options: LiveServerOptions,
   ) {
     this.edge = new EdgeLimiter(options.edgeLimit ?? DEFAULT_EDGE_LIMIT);
@@ -148,6 +151,8 @@ export class LiveServer {
     }
     stream.closeAll(1001, "server shutting down");
     exec.closeAll(1001, "server shutting down");
+    stream.dispose?.();
+    exec.dispose?.();
     this.context.driver.stop();
     await new Promise<void>((resolve) => {
       this.http.close(() => resolve());

@@ -25,17 +25,24 @@
  *   payloads), which is the floor: a socket round trip and nothing else.
  *
  * Prints one JSON line: accepted requests (creates and cancels) per second,
- * rejections, p50/p99/p99.9 round trips, the echo floor and the p99 ratio.
+ * rejections, p50/p99/p99.9 round trips, the echo floor and the p99 ratio,
+ * and the server's CPU time per request over the measured slice (the whole
+ * process, and on Linux its main thread alone, the serial part: these hold
+ * up when other work shares the cores, where the rates do not).
  * It never fails: a slow run is cut at the time budget and reported.
  */
 import { fork, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
 
 const CONNECTIONS = 4;
-const REQUESTS_PER_CONNECTION = 20_000;
+/** Measured requests per connection (SHADOWBOOK_BENCH_REQUESTS overrides it, for quicker A/B runs). */
+const REQUESTS_PER_CONNECTION = windowFromEnv(process.env["SHADOWBOOK_BENCH_REQUESTS"], 20_000);
 const WARMUP_PER_CONNECTION = 1_000;
 /** Requests in flight per connection (SHADOWBOOK_BENCH_WINDOW overrides it, to trade throughput for latency). */
 const WINDOW = windowFromEnv(process.env["SHADOWBOOK_BENCH_WINDOW"], 32);
+/** Signature-recovery worker threads of the server (SHADOWBOOK_BENCH_SIGNER_THREADS overrides the server's default of 0 = inline). */
+const SIGNER_THREADS = process.env["SHADOWBOOK_BENCH_SIGNER_THREADS"];
 /** Creates sent before the first cancel: the open orders each account keeps. */
 const OPEN_ORDERS = 200;
 /** A measured phase stops sending after this long (the answers in flight are still awaited). */
@@ -82,6 +89,12 @@ interface PhaseFigures {
 
 /** Generator to parent. */
 type ResultMessage = { kind: "result"; echo: PhaseFigures; live: PhaseFigures } | { kind: "error"; message: string };
+
+/** Generator to parent, around the live phase's measured slice: the parent reads its own CPU time there. */
+interface MeasureMessage {
+  kind: "measure";
+  at: "start" | "end";
+}
 
 function windowFromEnv(text: string | undefined, fallback: number): number {
   const value = Number(text);
@@ -274,7 +287,7 @@ async function openSocket(url: string): Promise<import("ws").WebSocket> {
 }
 
 /** One phase against `url`: a warm-up slice, then the measured slice on every connection at once. */
-async function runPhase(url: string, frames: readonly string[][]): Promise<PhaseFigures> {
+async function runPhase(url: string, frames: readonly string[][], onMeasure?: (at: "start" | "end") => void): Promise<PhaseFigures> {
   const sockets = await Promise.all(frames.map(() => openSocket(url)));
   try {
     const warm: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
@@ -285,11 +298,13 @@ async function runPhase(url: string, frames: readonly string[][]): Promise<Phase
 
     const tally: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
     const rtts = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
+    onMeasure?.("start");
     const startMs = nowMs();
     const stopAtMs = startMs + PHASE_BUDGET_MS;
     const results = await Promise.all(
       sockets.map((socket, c) => drive(socket, frames[c]!, WARMUP_PER_CONNECTION, frames[c]!.length, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)),
     );
+    onMeasure?.("end");
     const endMs = Math.max(...results.map((r) => r.lastAnswerMs));
     const answered = results.reduce((sum, r) => sum + r.answered, 0);
     const sent = results.reduce((sum, r) => sum + r.sent, 0);
@@ -322,7 +337,7 @@ async function runPhase(url: string, frames: readonly string[][]): Promise<Phase
 async function generator(start: StartMessage): Promise<ResultMessage> {
   const frames = await buildFrames(start);
   const echo = await runPhase(start.echoUrl, frames);
-  const live = await runPhase(start.execUrl, frames);
+  const live = await runPhase(start.execUrl, frames, (at) => process.send?.({ kind: "measure", at } satisfies MeasureMessage));
   return { kind: "result", echo, live };
 }
 
@@ -366,6 +381,19 @@ async function startEchoServer(): Promise<EchoServer> {
   };
 }
 
+/** CPU time of this process's main thread in ms (Linux /proc, 10 ms ticks); undefined elsewhere. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces): state is the 3rd field, utime and stime the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function waitForResult(child: ChildProcess): Promise<ResultMessage> {
   return new Promise((resolve) => {
     let settled = false;
@@ -379,7 +407,9 @@ function waitForResult(child: ChildProcess): Promise<ResultMessage> {
       child.kill("SIGKILL");
       settle({ kind: "error", message: `the load generator did not report within ${RUN_BUDGET_MS} ms` });
     }, RUN_BUDGET_MS);
-    child.once("message", (message: ResultMessage) => settle(message));
+    child.on("message", (message: ResultMessage | MeasureMessage) => {
+      if (message.kind !== "measure") settle(message);
+    });
     child.once("exit", (code, signal) => settle({ kind: "error", message: `the load generator exited with ${code ?? signal} before reporting` }));
     child.once("error", (error) => settle({ kind: "error", message: errorText(error) }));
   });
@@ -415,7 +445,15 @@ async function parent(): Promise<void> {
       openOrderCapsByTier: { ...DEFAULT_GATEWAY_CONFIG.openOrderCapsByTier, 3: {} },
     },
   });
-  const running = await startLiveServer({ config, seed: 1, clock: "wall", startMicros: Date.now() * 1000, port: 0, drainMs: 2_000 });
+  const running = await startLiveServer({
+    config,
+    seed: 1,
+    clock: "wall",
+    startMicros: Date.now() * 1000,
+    port: 0,
+    drainMs: 2_000,
+    ...(SIGNER_THREADS === undefined ? {} : { signerThreads: Math.max(0, Math.floor(Number(SIGNER_THREADS)) || 0) }),
+  });
   const cleanups: (() => Promise<void> | void)[] = [() => running.close()];
   try {
     const driver = running.context.driver;
@@ -456,6 +494,24 @@ async function parent(): Promise<void> {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
     cleanups.push(() => childExited(child));
+    // The server's CPU time (main thread and workers) over the live phase's measured slice: a figure that
+    // holds up better than throughput when other work shares the cores.
+    let cpuAtStart: NodeJS.CpuUsage | undefined;
+    let mainAtStart: number | undefined;
+    let serverCpuMs = 0;
+    let mainCpuMs: number | undefined;
+    child.on("message", (message: MeasureMessage | ResultMessage) => {
+      if (message.kind !== "measure") return;
+      if (message.at === "start") {
+        cpuAtStart = process.cpuUsage();
+        mainAtStart = mainThreadCpuMs();
+      } else if (cpuAtStart !== undefined) {
+        const used = process.cpuUsage(cpuAtStart);
+        serverCpuMs = (used.user + used.system) / 1000;
+        const mainNow = mainThreadCpuMs();
+        if (mainNow !== undefined && mainAtStart !== undefined) mainCpuMs = mainNow - mainAtStart;
+      }
+    });
     const start: StartMessage = { kind: "start", execUrl: running.urls.exec, echoUrl: echo.url, nowMicros: driver.now(), parties };
     child.send(start);
     const result = await waitForResult(child);
@@ -464,7 +520,9 @@ async function parent(): Promise<void> {
       return;
     }
     const { live, echo: floor } = result;
-    if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(JSON.stringify({ live, echo: floor }));
+    if (process.env["SHADOWBOOK_DEBUG"] !== undefined) {
+      console.error(JSON.stringify({ live, echo: floor, recoveredOffThread: running.server.surfaces.exec.recoveredOffThread }));
+    }
     console.log(
       JSON.stringify({
         bench: "live",
@@ -482,6 +540,8 @@ async function parent(): Promise<void> {
           p99Ms: round(floor.p99Ms, 3),
         },
         ratioP99: round(live.p99Ms / floor.p99Ms, 1),
+        serverCpuUsPerRequest: live.requests > 0 ? Math.round((serverCpuMs * 1000) / live.requests) : 0,
+        ...(mainCpuMs === undefined || live.requests === 0 ? {} : { mainThreadCpuUsPerRequest: Math.round((mainCpuMs * 1000) / live.requests) }),
         target: TARGET,
       }),
     );

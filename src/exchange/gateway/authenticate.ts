@@ -9,12 +9,24 @@
  * the request carries it, otherwise (cancelOrder, cancelAll) the signer of
  * the target order or the account's owner. Everything after this stage is
  * the same in both modes.
+ *
+ * A live driver may recover signatures ahead of time, off its main thread,
+ * and hand the result in as a PrecomputedRecovery: the recovery of one
+ * (kind, message, signature, config) on one verification path. It is used
+ * only when its kind, message, signature and config equal, field by field,
+ * the ones built here from the validated request, and its path is the one
+ * this thread takes; then it is exactly what recovering here would return
+ * (recovery is a pure function of those), so the answer is the same byte for
+ * byte, and a replay that recovers inline gives the same outputs. Otherwise
+ * it is ignored and the signature is recovered here. The gateway trusts its
+ * driver for the result itself, as it trusts its own code: clients never
+ * supply a PrecomputedRecovery.
  */
 import { DecimalInputError } from "../../core/decimal.ts";
 import type { SigningConfig } from "../../signing/domain.ts";
 import { cancelAllAfterMessage, cancelMessage, massCancelMessage, orderMessage, type MarketRef } from "../../signing/messages.ts";
 import type { SignedKind, SignedMessages } from "../../signing/types.ts";
-import { recoverSignerSync, sameAddress } from "../../signing/verify.ts";
+import { recoverSignerSync, sameAddress, verifyPath, type RecoverResult, type VerifyPath } from "../../signing/verify.ts";
 import type { OrderBody } from "../../signing/wire.ts";
 import type { RequestError } from "../../spec/errors.ts";
 import type {
@@ -33,8 +45,22 @@ function marketRef(market: { marketId: number; kind: "perp" | "spot" }): MarketR
   return { marketId: BigInt(market.marketId), isSpot: market.kind === "spot" };
 }
 
-/** The typed-data message a validated request signs. */
-function signedMessage(value: Validated, config: SigningConfig): { kind: SignedKind; message: SignedMessages[SignedKind] } {
+/**
+ * A signature recovered ahead of time: `result` is recoverSignerSync(kind,
+ * message, signature, config) on `path` (the two paths agree on every
+ * signer, and a failure's detail text is the path's own).
+ */
+export interface PrecomputedRecovery {
+  readonly path: VerifyPath;
+  readonly kind: SignedKind;
+  readonly message: SignedMessages[SignedKind];
+  readonly signature: string;
+  readonly config: SigningConfig;
+  readonly result: RecoverResult;
+}
+
+/** The typed-data message a validated request signs (throws DecimalInputError for a field it cannot encode). */
+export function signedMessage(value: Validated, config: SigningConfig): { kind: SignedKind; message: SignedMessages[SignedKind] } {
   switch (value.operation) {
     case "createOrder":
     case "modifyOrder":
@@ -53,7 +79,7 @@ function signedMessage(value: Validated, config: SigningConfig): { kind: SignedK
  * request carries one: UNAUTHORIZED_SIGNATURE_ERROR when it cannot be
  * recovered or differs.
  */
-export function recoverRequestSigner(value: Validated, config: SigningConfig): SignerResult {
+export function recoverRequestSigner(value: Validated, config: SigningConfig, precomputed?: PrecomputedRecovery): SignerResult {
   let built: { kind: SignedKind; message: SignedMessages[SignedKind] };
   try {
     built = signedMessage(value, config);
@@ -64,7 +90,10 @@ export function recoverRequestSigner(value: Validated, config: SigningConfig): S
     }
     throw error;
   }
-  const recovered = recoverSignerSync(built.kind, built.message, value.signature, config);
+  const recovered =
+    precomputed !== undefined && recoversSame(precomputed, built, value.signature, config)
+      ? precomputed.result
+      : recoverSignerSync(built.kind, built.message, value.signature, config);
   if (!recovered.ok) {
     return { ok: false, error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: `signature does not recover a signer: ${recovered.detail}` } };
   }
@@ -79,4 +108,30 @@ export function recoverRequestSigner(value: Validated, config: SigningConfig): S
     };
   }
   return { ok: true, signer: recovered.address };
+}
+
+/** Whether `precomputed` recovered exactly this kind, message, signature and config. */
+function recoversSame(precomputed: PrecomputedRecovery, built: { kind: SignedKind; message: SignedMessages[SignedKind] }, signature: string, config: SigningConfig): boolean {
+  return (
+    precomputed.kind === built.kind &&
+    precomputed.signature === signature &&
+    precomputed.path === verifyPath() &&
+    (precomputed.config === config || samePlain(precomputed.config, config)) &&
+    samePlain(precomputed.message, built.message)
+  );
+}
+
+/** Deep equality of plain data (objects, arrays, primitives compared with ===, bigints by value). */
+function samePlain(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(right, key) || !samePlain(left[key], right[key])) return false;
+  }
+  return true;
 }

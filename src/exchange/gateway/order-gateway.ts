@@ -45,7 +45,7 @@ import type { GatewayConfig, OpenOrderCaps } from "../config.ts";
 import type { FaultWindows } from "../faults.ts";
 import type { OwnerIds } from "../owners.ts";
 import type { SigningConfig } from "../../signing/domain.ts";
-import { recoverRequestSigner, type Validated } from "./authenticate.ts";
+import { recoverRequestSigner, type PrecomputedRecovery, type Validated } from "./authenticate.ts";
 import { NonceBook } from "./nonces.ts";
 import { bucketOf, RateLimiter, type RateLimits } from "./rate-limiter.ts";
 import { checkDeadline } from "./validate/deadline.ts";
@@ -90,8 +90,25 @@ export class OrderGateway {
   readonly rateLimiter = new RateLimiter();
   /** The owner ids that OwnerIds has assigned, read back through walletOf (see ownerIdOf). */
   private readonly ownerIdsSeen = new Map<string, number>();
+  /** The signature recovered ahead of time for the request being handled (withRecovery), if any. */
+  private precomputed: PrecomputedRecovery | undefined;
 
   constructor(private readonly deps: GatewayDeps) {}
+
+  /**
+   * Runs `run` (which handles one request) with a signature recovered ahead
+   * of time by a live driver (authenticate.ts: it is used only when it is
+   * the recovery of exactly the message and signature that request carries,
+   * so answers are the same as without it).
+   */
+  withRecovery<T>(precomputed: PrecomputedRecovery, run: () => T): T {
+    this.precomputed = precomputed;
+    try {
+      return run();
+    } finally {
+      this.precomputed = undefined;
+    }
+  }
 
   /** Handles one order-entry request at `now`; never throws for anything a client can send. */
   handle(op: OrderEntryOperation, body: unknown, now: Micros): GatewayAnswer {
@@ -156,7 +173,11 @@ export class OrderGateway {
   }
 
   private signerOf(value: Validated, owner: string): { ok: true; signer: string } | { ok: false; error: RequestError } {
-    if (this.deps.config.verifySignatures) return recoverRequestSigner(value, this.deps.signing);
+    if (this.deps.config.verifySignatures) {
+      const precomputed = this.precomputed;
+      this.precomputed = undefined;
+      return recoverRequestSigner(value, this.deps.signing, precomputed);
+    }
     if ("signerWallet" in value) return { ok: true, signer: value.signerWallet.toLowerCase() };
     if (value.operation === "cancelOrder") {
       const target = this.findOrder(value.accountId, value.lookup);

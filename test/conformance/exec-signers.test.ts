@@ -1,0 +1,110 @@
+/**
+ * WebSocket order entry with signatures recovered by worker threads
+ * (signer-pool.ts) against the same server recovering on its main thread:
+ * the same frames, sent in bursts on one connection, get the same answers,
+ * and the Exchange ends with the same fingerprint and the same input count.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { defaultExchangeConfig } from "../../src/exchange/config.ts";
+import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
+import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
+import { setupInputs, signedFrames, START_MICROS, type Frame } from "../live/helpers/signed-frames.ts";
+
+const servers: RunningServer[] = [];
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function server(signerThreads: number): Promise<{ running: RunningServer; frames: Frame[] }> {
+  const running = await startLiveServer({
+    config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
+    seed: 3,
+    clock: "manual",
+    startMicros: START_MICROS,
+    port: 0,
+    signerThreads,
+  });
+  servers.push(running);
+  const accountIds: number[] = [];
+  for (const input of setupInputs()) {
+    const answer = running.context.driver.handle(input);
+    if (!answer.ok) throw new Error(answer.error.message);
+    if (input.kind === "admin") accountIds.push(Number(answer.payload["accountId"]));
+  }
+  return { running, frames: signedFrames([accountIds[0]!, accountIds[1]!], 120) };
+}
+
+async function connect(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  return socket;
+}
+
+/** Sends the frames in bursts of `burst` (each burst in one write), waiting for a burst's answers before the next; answers in arrival order. */
+async function exchangeFrames(socket: WebSocket, frames: readonly Frame[], burst: number): Promise<Record<string, unknown>[]> {
+  const answers: Record<string, unknown>[] = [];
+  const raw = (socket as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
+  for (let start = 0; start < frames.length; start += burst) {
+    const slice = frames.slice(start, start + burst);
+    const done = new Promise<void>((resolve) => {
+      let left = slice.length;
+      const onMessage = (data: WebSocket.RawData): void => {
+        answers.push(JSON.parse(data.toString()) as Record<string, unknown>);
+        if (--left === 0) {
+          socket.off("message", onMessage);
+          resolve();
+        }
+      };
+      socket.on("message", onMessage);
+    });
+    raw.cork();
+    for (const frame of slice) socket.send(frame.text);
+    raw.uncork();
+    await done;
+  }
+  return answers;
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+describe("WebSocket order entry with off-thread signature recovery", () => {
+  it("answers exactly as inline recovery does, in order, with the same fingerprint", async () => {
+    const inline = await server(0);
+    const pooled = await server(1);
+    expect(pooled.frames.map((f) => f.text)).toEqual(inline.frames.map((f) => f.text));
+
+    const inlineSocket = await connect(inline.running.urls.exec);
+    const pooledSocket = await connect(pooled.running.urls.exec);
+    const exec = pooled.running.server.surfaces.exec;
+    // The workers start with the first connection and load the sources: give them time (a slow machine may take seconds).
+    const ready = await until(() => exec.signerThreadsReady, 30_000);
+    expect(ready).toBe(true);
+
+    const expected = await exchangeFrames(inlineSocket, inline.frames, 16);
+    const answers = await exchangeFrames(pooledSocket, pooled.frames, 16);
+    inlineSocket.close();
+    pooledSocket.close();
+
+    expect(answers).toEqual(expected);
+    // Answers come back in request order (one connection, one queue).
+    expect(answers.map((a) => a["id"])).toEqual(inline.frames.map((f) => f.id));
+    expect(answers.filter((a) => a["ok"] === true).length).toBeGreaterThan(40);
+    expect(answers.some((a) => (a["error"] as { error?: string } | undefined)?.error === "UNAUTHORIZED_SIGNATURE_ERROR")).toBe(true);
+    expect(exec.recoveredOffThread).toBeGreaterThan(pooled.frames.length / 2);
+    expect(inline.running.server.surfaces.exec.recoveredOffThread).toBe(0);
+    expect(pooled.running.context.fingerprint()).toBe(inline.running.context.fingerprint());
+    expect(pooled.running.context.counts()).toEqual(inline.running.context.counts());
+  });
+});
