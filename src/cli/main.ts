@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import { runKernelDemo } from "./demo.ts";
 import { fuzzCommand, type FuzzCommandOptions } from "./fuzz.ts";
+import { replayCommand, type ReplayCommandOptions } from "./replay.ts";
 import { runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 
@@ -58,6 +59,13 @@ program
   .action(async (scenario: string, options: FuzzCommandOptions) => {
     await fuzzCommand(scenario, options);
   });
+
+program
+  .command("replay")
+  .description("re-execute a run's input log (runs/<name>/inputs.arrow) and check its fingerprint after every step")
+  .argument("<log>", "an inputs.arrow written by `shadowbook run --out`")
+  .option("--until <unixMs>", "stop after the last step at or before this virtual time")
+  .action((log: string, options: ReplayCommandOptions) => replayCommand(log, options));
 
 program
   .command("serve")

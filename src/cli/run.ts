@@ -3,13 +3,16 @@
  *
  * Prints a progress bar, then the summary table (per agent and per market),
  * the run's figures and fingerprint; `--out DIR` also writes the Arrow
- * outputs, summary.json and report.html there (src/report/write-run.ts). `--seed`
+ * outputs, summary.json and report.html there (src/report/write-run.ts),
+ * and the run's input log, inputs.arrow (src/record/input-log.ts), which
+ * `shadowbook replay` re-executes. `--seed`
  * replaces the scenario's seed; `--fuzz` also applies that seed's fuzz draw
  * (what `shadowbook fuzz` ran for the seed) and checks the invariants, as
  * the fuzzer does, so any fuzz failure reproduces with
  * `shadowbook run <scenario> --seed N --fuzz`.
  */
-import { basename } from "node:path";
+import { basename, join } from "node:path";
+import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
@@ -54,8 +57,9 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const bar = options.progress === false ? undefined : progressBar();
   const outputs = options.out === undefined ? undefined : createRunOutputs(options.out);
   const summary = outputs?.summary ?? new RunSummaryObserver();
+  const inputLog = options.out === undefined ? undefined : new InputLogRecorder();
   const { run, figures } = await runScenario(scenario, {
-    observers: outputs?.observers ?? [summary],
+    observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
     seed,
     signatures,
     paths: loaded.paths,
@@ -67,6 +71,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   bar?.done();
   console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"})`);
   const written = outputs === undefined ? undefined : await outputs.finish(figures);
+  if (inputLog !== undefined) inputLog.write(join(options.out!, "inputs.arrow"));
   console.log(written?.table ?? formatSummaryTable(summary.summarize(figures)));
   if (options.verbose === true) {
     for (const agent of run.host.agents) {
@@ -74,6 +79,6 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
       console.log(`  ${agent.name.padEnd(20)} ${counts}`);
     }
   }
-  if (written !== undefined) console.log(`wrote ${written.files.length} files to ${options.out}: ${written.files.map((file) => basename(file)).join(", ")}`);
+  if (written !== undefined) console.log(`wrote ${written.files.length + 1} files to ${options.out}: ${[...written.files.map((file) => basename(file)), "inputs.arrow"].join(", ")}`);
   return figures;
 }

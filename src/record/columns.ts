@@ -415,8 +415,10 @@ export class ColumnTable {
     readonly name: string,
     private readonly columns: readonly Column[],
     private readonly batchRows = DEFAULT_BATCH_ROWS,
+    /** Key-value metadata of the schema (what a reader needs to interpret the file). */
+    metadata?: ReadonlyMap<string, string>,
   ) {
-    this.schema = new Schema(columns.map((column) => column.field));
+    this.schema = new Schema(columns.map((column) => column.field), metadata === undefined ? undefined : new Map(metadata));
   }
 
   /** Rows recorded so far. */

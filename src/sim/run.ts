@@ -45,7 +45,8 @@ export interface RunSetup {
  */
 export interface RunObserver {
   begin?(setup: RunSetup): void;
-  input?(atMicros: Micros, input: ExchangeInput): void;
+  /** Every input before it is handled; `undefined` for a step where only the Exchange's timers ran (see SimWorld.onInput). */
+  input?(atMicros: Micros, input: ExchangeInput | undefined): void;
   output?(output: ExchangeOutput, atMicros: Micros): void;
   sample?(atMicros: Micros): void;
 }

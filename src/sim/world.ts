@@ -36,7 +36,8 @@ export interface StreamReceiver {
   receive(message: StreamChannelData): void;
 }
 
-export type InputListener = (atMicros: Micros, input: ExchangeInput) => void;
+/** An input with its time, or (input undefined) a step where only the Exchange's timers ran. */
+export type InputListener = (atMicros: Micros, input: ExchangeInput | undefined) => void;
 
 export interface WorldOptions {
   config: ExchangeConfig;
@@ -97,7 +98,11 @@ export class SimWorld implements ChannelSink {
     return this.outputCount;
   }
 
-  /** Sees every input, with its time, before the Exchange handles it (the input log). */
+  /**
+   * Sees every input, with its time, before the Exchange handles it, and
+   * every timer step (input undefined: `advanceTo` that time): together the
+   * input log, which replays to the same outputs, step for step.
+   */
   onInput(listener: InputListener): void {
     this.inputListeners.push(listener);
   }
@@ -195,7 +200,9 @@ export class SimWorld implements ChannelSink {
   private runTimers(): void {
     this.timerEvent = undefined;
     this.timerAt = Infinity;
-    this.exchange.advanceTo(this.kernel.now());
+    const at = this.kernel.now();
+    for (const listener of this.inputListeners) listener(at, undefined);
+    this.exchange.advanceTo(at);
     this.endStep();
   }
 }

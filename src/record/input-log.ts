@@ -1,0 +1,110 @@
+/**
+ * The input log of a simulated run, as an Arrow IPC file (`inputs.arrow`):
+ * every input the Exchange handled, with its virtual time, in order, and
+ * every step where only the Exchange's timers ran; enough to replay the run
+ * to the same outputs (src/record/replay.ts).
+ *
+ * Columns:
+ * | column      | type                | meaning                                                         |
+ * |-------------|---------------------|-----------------------------------------------------------------|
+ * | timeMicros  | Int64               | virtual time of the step, microseconds since the epoch          |
+ * | kind        | Dictionary<Utf8>    | request, prices, admin, fault, or advance (timers only)         |
+ * | op          | Dictionary<Utf8>    | the order-entry operation of a request, else null               |
+ * | payload     | Utf8                | the input as JSON (null for advance)                            |
+ * | fingerprint | Utf8                | the run fingerprint after the step: its first 16 hex digits     |
+ * |             |                     | on every step, all 64 on the last and on every 10,000th          |
+ *
+ * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.config`
+ * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
+ * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`.
+ * A fingerprint on every step lets a replay name the exact step where it
+ * diverges; the prefix keeps that to 16 bytes a step.
+ */
+import { writeFileSync } from "node:fs";
+import type { Micros } from "../core/time.ts";
+import type { ExchangeConfig } from "../exchange/config.ts";
+import type { ExchangeInput } from "../exchange/inputs.ts";
+import type { RunObserver, RunSetup } from "../sim/run.ts";
+import type { SimWorld } from "../sim/world.ts";
+import { ColumnTable, DictColumn, I64Column, Utf8Column } from "./columns.ts";
+
+export const INPUT_LOG_FORMAT = "input-log/1";
+export const FINGERPRINT_PREFIX_DIGITS = 16;
+export const FULL_FINGERPRINT_EVERY = 10_000;
+export const INPUT_KINDS = ["request", "prices", "admin", "fault", "advance"] as const;
+
+/** JSON with bigints as {"$bigint": "<decimal>"} (the signing config's chain id is one). */
+export function configToJson(config: ExchangeConfig): string {
+  return JSON.stringify(config, (_key, value: unknown) => (typeof value === "bigint" ? { $bigint: value.toString() } : value));
+}
+
+export function configFromJson(text: string): ExchangeConfig {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === "$bigint") return BigInt((value as { $bigint: string }).$bigint);
+    }
+    return value;
+  }) as ExchangeConfig;
+}
+
+/**
+ * A RunObserver that records the input log; `write(path)` after the run.
+ * The fingerprint of a step is read after it ran, so it is taken when the
+ * next step (or the end) comes.
+ */
+export class InputLogRecorder implements RunObserver {
+  private readonly time = new I64Column("timeMicros");
+  private readonly kind = new DictColumn("kind", INPUT_KINDS);
+  private readonly op = new DictColumn("op", ["createOrder", "modifyOrder", "cancelOrder", "cancelAll", "cancelAllAfter"]);
+  private readonly payload = new Utf8Column("payload");
+  private readonly fingerprint = new Utf8Column("fingerprint");
+  private world: SimWorld | undefined;
+  private table: ColumnTable | undefined;
+  private steps = 0;
+  private open = false;
+
+  begin(setup: RunSetup): void {
+    this.world = setup.world;
+    const metadata = new Map([
+      ["shadowbook.format", INPUT_LOG_FORMAT],
+      ["shadowbook.config", configToJson(setup.config)],
+      ["shadowbook.seed", String(setup.seed)],
+      ["shadowbook.startMicros", String(setup.startMicros)],
+      ["shadowbook.scenario", setup.scenario.name],
+      ["shadowbook.signatures", setup.signatures],
+    ]);
+    this.table = new ColumnTable("inputs", [this.time, this.kind, this.op, this.payload, this.fingerprint], undefined, metadata);
+  }
+
+  input(atMicros: Micros, input: ExchangeInput | undefined): void {
+    this.closeStep(false);
+    this.time.push(atMicros);
+    this.kind.push(input === undefined ? "advance" : input.kind);
+    this.op.pushOptional(input?.kind === "request" ? input.op : undefined);
+    this.payload.pushOptional(input === undefined ? undefined : JSON.stringify(input));
+    this.open = true;
+  }
+
+  /** Steps recorded so far. */
+  get stepCount(): number {
+    return this.steps + (this.open ? 1 : 0);
+  }
+
+  private closeStep(last: boolean): void {
+    if (!this.open) return;
+    const digest = this.world!.fingerprint.digest();
+    this.steps++;
+    const full = last || this.steps % FULL_FINGERPRINT_EVERY === 0;
+    this.fingerprint.push(full ? digest : digest.slice(0, FINGERPRINT_PREFIX_DIGITS));
+    this.table!.endRow();
+    this.open = false;
+  }
+
+  /** Writes the log (call once, after the run). */
+  write(path: string): void {
+    if (this.table === undefined) throw new Error("InputLogRecorder.write before the run began");
+    this.closeStep(true);
+    writeFileSync(path, this.table.toIPC());
+  }
+}
