@@ -77,7 +77,15 @@ export class InputLogRecorder implements RunObserver {
     this.table = new ColumnTable("inputs", [this.time, this.kind, this.op, this.payload, this.fingerprint], undefined, metadata);
   }
 
-  input(atMicros: Micros, input: ExchangeInput | undefined): void {
+  input(atMicros: Micros, input: ExchangeInput): void {
+    this.step(atMicros, input);
+  }
+
+  advance(atMicros: Micros): void {
+    this.step(atMicros, undefined);
+  }
+
+  private step(atMicros: Micros, input: ExchangeInput | undefined): void {
     this.closeStep(false);
     this.time.push(atMicros);
     this.kind.push(input === undefined ? "advance" : input.kind);

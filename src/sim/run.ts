@@ -45,8 +45,10 @@ export interface RunSetup {
  */
 export interface RunObserver {
   begin?(setup: RunSetup): void;
-  /** Every input before it is handled; `undefined` for a step where only the Exchange's timers ran (see SimWorld.onInput). */
-  input?(atMicros: Micros, input: ExchangeInput | undefined): void;
+  /** Every input, before it is handled. */
+  input?(atMicros: Micros, input: ExchangeInput): void;
+  /** Every step where only the Exchange's timers run, before they run (with `input`: the input log). */
+  advance?(atMicros: Micros): void;
   output?(output: ExchangeOutput, atMicros: Micros): void;
   sample?(atMicros: Micros): void;
 }
@@ -143,6 +145,7 @@ export class SimRun {
     const observers = options.observers ?? [];
     for (const observer of observers) {
       if (observer.input !== undefined) this.world.onInput(observer.input.bind(observer));
+      if (observer.advance !== undefined) this.world.onAdvance(observer.advance.bind(observer));
     }
     this.invariants = options.invariants === true ? new ExchangeInvariants(this.world.exchange, { everyBlocks: options.invariantEveryBlocks ?? 1 }) : undefined;
     this.host = new AgentHost(this.world, config, rng, this.signatures);

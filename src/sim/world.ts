@@ -36,8 +36,9 @@ export interface StreamReceiver {
   receive(message: StreamChannelData): void;
 }
 
-/** An input with its time, or (input undefined) a step where only the Exchange's timers ran. */
-export type InputListener = (atMicros: Micros, input: ExchangeInput | undefined) => void;
+export type InputListener = (atMicros: Micros, input: ExchangeInput) => void;
+/** A step where only the Exchange's timers ran (`advanceTo` that time). */
+export type AdvanceListener = (atMicros: Micros) => void;
 
 export interface WorldOptions {
   config: ExchangeConfig;
@@ -65,6 +66,7 @@ export class SimWorld implements ChannelSink {
   readonly channels = new ChannelRegistry<StreamReceiver>();
   readonly fingerprint = new Fingerprint();
   private readonly inputListeners: InputListener[] = [];
+  private readonly advanceListeners: AdvanceListener[] = [];
   private readonly latest = new Map<Channel<StreamReceiver>, unknown>();
   private timerEvent: number | undefined;
   private timerAt = Infinity;
@@ -99,12 +101,17 @@ export class SimWorld implements ChannelSink {
   }
 
   /**
-   * Sees every input, with its time, before the Exchange handles it, and
-   * every timer step (input undefined: `advanceTo` that time): together the
-   * input log, which replays to the same outputs, step for step.
+   * Sees every input, with its time, before the Exchange handles it. With
+   * `onAdvance` (the timer-only steps), the input log: it replays to the
+   * same outputs, step for step.
    */
   onInput(listener: InputListener): void {
     this.inputListeners.push(listener);
+  }
+
+  /** Sees every step where only the Exchange's timers run, before they run. */
+  onAdvance(listener: AdvanceListener): void {
+    this.advanceListeners.push(listener);
   }
 
   /** Sees every output, in order (after the fingerprint and the routing to channels). */
@@ -201,7 +208,7 @@ export class SimWorld implements ChannelSink {
     this.timerEvent = undefined;
     this.timerAt = Infinity;
     const at = this.kernel.now();
-    for (const listener of this.inputListeners) listener(at, undefined);
+    for (const listener of this.advanceListeners) listener(at);
     this.exchange.advanceTo(at);
     this.endStep();
   }
