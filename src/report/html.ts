@@ -24,6 +24,7 @@
 import { writeFileSync } from "node:fs";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
+import { formatMicros, millisToMicros } from "../core/time.ts";
 import type { RunSeries } from "./series.ts";
 import { downsampleIndices } from "./series.ts";
 import { AGENT_COLUMNS, agentRows, formatNumber, MARKET_COLUMNS, marketRows, type RunSummary } from "./summary.ts";
@@ -192,7 +193,7 @@ export async function renderReportHtml(summary: RunSummary, series: RunSeries, o
     ["seed", String(summary.seed)],
     ["signatures", summary.signatures],
     ["fingerprint", summary.fingerprint],
-    ["virtual time", `${new Date(summary.startMs).toISOString()} to ${new Date(summary.endMs).toISOString()} (${formatNumber(summary.simulatedSeconds, 0)} s)`],
+    ["virtual time", `${formatMicros(millisToMicros(summary.startMs))} to ${formatMicros(millisToMicros(summary.endMs))} (${formatNumber(summary.simulatedSeconds, 0)} s)`],
     ["wall time", `${summary.wallSeconds.toFixed(2)} s (x${formatNumber(summary.speedup, 0)} real time)`],
     ["events", `${formatNumber(summary.events, 0)} (${formatNumber(summary.eventsPerSecond, 0)} per second)`],
     ["inputs / outputs", `${formatNumber(summary.inputs, 0)} / ${formatNumber(summary.outputs, 0)}`],
