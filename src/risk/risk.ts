@@ -47,7 +47,7 @@ import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./execu
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
 import { type MarkChange, setBook, setIndexPrice, setOraclePrice } from "./feeds.ts";
 import { refreshTier } from "./fees.ts";
-import { formatE36, formatMoney, toStepsHalfEven } from "./fixed.ts";
+import { formatE36, toStepsHalfEven } from "./fixed.ts";
 import { type LiquidationOutcome, runLiquidations } from "./liquidation.ts";
 import { closeMarket } from "./market-close.ts";
 import { equityEffective, equitySettled } from "./margin.ts";
