@@ -11,6 +11,7 @@
  * - `time`: Timestamp(ms, "UTC"), never null;
  * - `bool`: Bool; null allowed;
  * - `utf8`: Utf8 (ids: orderId, fillId); null allowed;
+ * - `binary`: Binary (raw bytes, e.g. a frame exactly as received); null allowed;
  * - `dict`: Dictionary<Int32, Utf8> for low-cardinality text (symbols, agent
  *   names, enums). The vocabulary is seeded with the known values (the
  *   run's markets and agents, the spec's enums) so that every batch shares
@@ -23,6 +24,7 @@
  * until `toIPC()` writes the Arrow IPC file format.
  */
 import {
+  Binary,
   Bool,
   Dictionary,
   Field,
@@ -341,6 +343,80 @@ export class Utf8Column implements Column {
   }
 }
 
+/**
+ * Binary: one byte buffer plus Int32 offsets, a push is one `set` of the
+ * value's bytes. `byteLength` (bytes pending) lets a writer cut a batch
+ * before its offsets near 2^31. The cut hands the filled part of the buffer
+ * to Arrow without copying it and starts a fresh buffer of about the same
+ * size; with `reuseBuffers`, it hands out views of the column's own buffers
+ * instead, valid until the next push: for a writer that serializes each
+ * batch before it pushes again (allocating and zeroing tens of MB per batch
+ * costs more than the rows themselves).
+ */
+export class BinaryColumn implements Column {
+  readonly field: Field;
+  private bytes: Uint8Array;
+  private offsets = new Int32Array(INITIAL_CAPACITY + 1);
+  private readonly validity = new Validity();
+  private readonly reuseBuffers: boolean;
+  length = 0;
+
+  constructor(
+    readonly name: string,
+    initialBytes = INITIAL_CAPACITY * 64,
+    options: { reuseBuffers?: boolean } = {},
+  ) {
+    this.field = new Field(name, new Binary(), true);
+    this.bytes = new Uint8Array(initialBytes);
+    this.reuseBuffers = options.reuseBuffers === true;
+  }
+
+  /** Bytes pushed since the last cut. */
+  get byteLength(): number {
+    return this.offsets[this.length]!;
+  }
+
+  push(value: Uint8Array): void {
+    const index = this.length;
+    if (index + 1 >= this.offsets.length) this.offsets = grow(this.offsets, index + 2);
+    const at = this.offsets[index]!;
+    const end = at + value.length;
+    if (end > 2_147_483_647) throw new RangeError(`column "${this.name}" holds more than 2^31 - 1 bytes: cut it sooner`);
+    if (end > this.bytes.length) this.bytes = grow(this.bytes, end);
+    this.bytes.set(value, at);
+    this.offsets[index + 1] = end;
+    this.length = index + 1;
+  }
+
+  pushOptional(value: Uint8Array | undefined): void {
+    if (value === undefined) this.pushNull();
+    else this.push(value);
+  }
+
+  pushNull(): void {
+    this.validity.setNull(this.length, this.offsets.length);
+    const index = this.length;
+    if (index + 1 >= this.offsets.length) this.offsets = grow(this.offsets, index + 2);
+    this.offsets[index + 1] = this.offsets[index]!;
+    this.length = index + 1;
+  }
+
+  cut(): Data {
+    const length = this.length;
+    const end = this.offsets[length]!;
+    const data = this.bytes.subarray(0, end);
+    if (this.reuseBuffers) {
+      this.length = 0;
+      return makeData({ type: new Binary(), length, valueOffsets: this.offsets.subarray(0, length + 1), data, ...this.validity.cut(length) });
+    }
+    const valueOffsets = this.offsets.slice(0, length + 1);
+    // The next batch is likely about as big: a quarter of headroom saves growing (copying) it near its end.
+    this.bytes = new Uint8Array(Math.max(INITIAL_CAPACITY * 64, end + (end >> 2)));
+    this.length = 0; // offsets[0] stays 0; later offsets are written as values are pushed
+    return makeData({ type: new Binary(), length, valueOffsets, data, ...this.validity.cut(length) });
+  }
+}
+
 let nextDictionaryId = 1;
 
 /** Dictionary<Int32, Utf8>: an index per row into a vocabulary shared by every batch. */
@@ -359,8 +435,10 @@ export class DictColumn implements Column {
   constructor(
     readonly name: string,
     seed: Iterable<string> = [],
+    /** The Arrow dictionary id; fixed ids make a file's bytes independent of how many columns the process made before. Default: a process-wide counter. */
+    dictionaryId?: number,
   ) {
-    this.type = new Dictionary(new Utf8(), new Int32(), nextDictionaryId++);
+    this.type = new Dictionary(new Utf8(), new Int32(), dictionaryId ?? nextDictionaryId++);
     this.field = new Field(name, this.type, true);
     for (const value of seed) this.code(value);
   }
@@ -378,6 +456,18 @@ export class DictColumn implements Column {
   push(value: string): void {
     if (this.length === this.indices.length) this.indices = grow(this.indices, this.length + 1);
     this.indices[this.length++] = this.code(value);
+  }
+
+  /** The code of `value` (its index in the vocabulary; added when new): with `pushCode`, a caller can skip the lookup for a value it saw last. */
+  codeOf(value: string): number {
+    return this.code(value);
+  }
+
+  /** Pushes the value whose code is `code` (from `codeOf`, or a seeded value's index). */
+  pushCode(code: number): void {
+    if (!(code >= 0 && code < this.vocabulary.length)) throw new RangeError(`column "${this.name}" has no value of code ${code}`);
+    if (this.length === this.indices.length) this.indices = grow(this.indices, this.length + 1);
+    this.indices[this.length++] = code;
   }
 
   pushOptional(value: string | undefined): void {
