@@ -6,6 +6,7 @@ import { Command } from "commander";
 import { runKernelDemo } from "./demo.ts";
 import { fuzzCommand, type FuzzCommandOptions } from "./fuzz.ts";
 import { replayCommand, type ReplayCommandOptions } from "./replay.ts";
+import { recordCommand, type RecordCommandOptions } from "./record.ts";
 import { runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 
@@ -55,6 +56,7 @@ program
   .option("--workers <n>", "worker threads (results are the same for any number)", "2")
   .option("--duration <seconds>", "simulated seconds per seed (default: the scenario's)")
   .option("--invariant-every <blocks>", "check the state invariants every this many blocks", "1")
+  .option("--out <dir>", "write each failing seed's input log to <dir>/seed-<n>/inputs.arrow (default: runs/fuzz-<scenario>)")
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: FuzzCommandOptions) => {
     await fuzzCommand(scenario, options);
@@ -62,10 +64,17 @@ program
 
 program
   .command("replay")
-  .description("re-execute a run's input log (runs/<name>/inputs.arrow) and check its fingerprint after every step")
-  .argument("<log>", "an inputs.arrow written by `shadowbook run --out`")
-  .option("--until <unixMs>", "stop after the last step at or before this virtual time")
-  .action((log: string, options: ReplayCommandOptions) => replayCommand(log, options));
+  .description("re-execute a run's input log (runs/<name>/inputs.arrow) and check its fingerprint after every step; stop at a time, write the state, serve it")
+  .argument("<log>", "an inputs.arrow written by `shadowbook run --out`, `shadowbook fuzz` or `shadowbook serve --record`")
+  .option("--until <time>", "stop after the last step at or before this virtual time (Unix ms or ISO-8601, e.g. 2026-01-01T00:05:00Z) and write the state as JSON")
+  .option("--state-out <file>", "where to write the state JSON (default: <log dir>/state-<ms>.json)")
+  .option("--serve", "then serve the replayed exchange live (REST, streaming, order entry, admin); the run's agents do not come back")
+  .option("--clock <mode>", "with --serve: manual (moves only via POST /admin/clock) or wall (runs from the replayed time)", "manual")
+  .option("--port <port>", "with --serve: TCP port (0 = any free port)", "8080")
+  .option("--host <host>", "with --serve: address to listen on", "127.0.0.1")
+  .action(async (log: string, options: ReplayCommandOptions) => {
+    await replayCommand(log, options);
+  });
 
 program
   .command("serve")
@@ -80,8 +89,22 @@ program
   .option("--chain-id <n>", "verifyingChainId of signed requests (default 89346162)")
   .option("--verifying-contract <address>", "orders gateway address of the signing domain")
   .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
-  .option("--record <dir>", "append every input to <dir>/inputs.jsonl for replay")
+  .option("--record <dir>", "log every input and clock step to <dir>/inputs.arrow, for `shadowbook replay`")
+  .option("--durability <mode>", "with --record: sync (an answer waits until its request is on disk) or async (answers at once)", "sync")
   .action((scenario: string | undefined, options: ServeOptions) => serve(options, scenario));
+
+program
+  .command("record")
+  .description("record a streaming server's frames (shadowbook's or the real service's) into an md-recording/1 Arrow file; reconnects on 1012/1013/1001 and marks the gap")
+  .requiredOption("--url <url>", "streaming endpoint, e.g. ws://127.0.0.1:8080/ws")
+  .requiredOption("--channels <list>", 'comma-separated channels, e.g. "/v2/market/ETHRUSDPERP/depth,/v2/market/ETHRUSDPERP/perpExecutions"')
+  .requiredOption("--out <file>", "the recording to write, e.g. data/eth.arrow")
+  .option("--duration <seconds>", "wall-clock seconds to record (default: until SIGINT or SIGTERM)")
+  .option("--max-rows <n>", "stop after this many rows")
+  .option("--quiet", "no progress lines on stderr")
+  .action(async (options: RecordCommandOptions) => {
+    await recordCommand(options);
+  });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : String(error));

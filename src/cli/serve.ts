@@ -8,13 +8,18 @@
  * WETH and WBTC, a moving seeded oracle, and house market makers so books
  * are never empty. `--clock manual` moves time only through
  * POST /admin/clock, and the house acts only then.
+ *
+ * `--record <dir>` logs every input and every clock step to
+ * `<dir>/inputs.arrow` (src/record/live-input-log.ts), which `shadowbook
+ * replay` re-executes; with `--durability sync` (the default) an
+ * order-entry answer leaves only once its request is on disk.
  */
-import { millisToMicros } from "../core/time.ts";
-import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig } from "../exchange/config.ts";
+import { millisToMicros, type Micros } from "../core/time.ts";
+import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import { House } from "../live/house.ts";
-import { JsonlInputLog } from "../live/input-log.ts";
 import { startLiveServer } from "../live/serve.ts";
 import type { ClockMode } from "../live/driver.ts";
+import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
 import { signingConfig } from "../signing/domain.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
@@ -30,6 +35,7 @@ export interface ServeOptions {
   verifyingContract?: string;
   exchangeId: string;
   record?: string;
+  durability: string;
 }
 
 function integer(value: string, flag: string, min = 0): number {
@@ -37,6 +43,36 @@ function integer(value: string, flag: string, min = 0): number {
     throw new Error(`${flag} "${value}" must be an integer of at least ${min}`);
   }
   return Number(value);
+}
+
+/**
+ * The input log of `--record <dir>`: `<dir>/inputs.arrow`, replayable with
+ * `shadowbook replay`. A failure to write it ends the server: answers wait
+ * for it (sync durability), and a log with a hole could not replay.
+ */
+function inputLog(directory: string, durabilityFlag: string, run: { config: ExchangeConfig; seed: string; startMicros: Micros; scenario: string }): LiveInputLog {
+  if (durabilityFlag !== "sync" && durabilityFlag !== "async") throw new Error(`--durability "${durabilityFlag}" must be sync or async`);
+  if (!/^(0|[1-9]\d*)$/.test(run.seed) || !Number.isSafeInteger(Number(run.seed))) throw new Error(`--seed "${run.seed}" must be an integer without leading zeros with --record (the input log keeps it as a number)`);
+  const seed = Number(run.seed);
+  // Tests widen the group-commit window with this, to tell an answer that waited for the log from one that did not.
+  const windowMs = process.env["SHADOWBOOK_GROUP_COMMIT_MS"];
+  return new LiveInputLog(directory, {
+    ...run,
+    seed,
+    ...(windowMs === undefined ? {} : { groupCommitMs: integer(windowMs, "SHADOWBOOK_GROUP_COMMIT_MS") }),
+    signatures: run.config.gateway.verifySignatures ? "signed" : "trusted",
+    durability: durabilityFlag as Durability,
+    onError: (error) => {
+      console.error(`${error.message}: stopping the server (answers wait for the log)`);
+      process.exit(1);
+    },
+  });
+}
+
+function durabilityNote(log: LiveInputLog): string {
+  return log.durability === "sync"
+    ? `durability: sync, group commit every ≤${log.groupCommitMs} ms`
+    : "durability: async: answers do not wait for the log; a crash may lose the last few ms of answered requests";
 }
 
 export async function serve(options: ServeOptions, scenarioArgument?: string): Promise<void> {
@@ -55,7 +91,7 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   const scenario = loaded === undefined ? undefined : liveScenario(loaded.scenario, loaded.paths, { signing }, exchangeId, integer(seed, "--seed"));
   const base = defaultExchangeConfig(signing);
   const config = scenario?.config ?? { ...base, risk: { ...base.risk, exchangeId }, gateway: { ...DEFAULT_GATEWAY_CONFIG, exchangeId } };
-  const log = options.record === undefined ? undefined : new JsonlInputLog(options.record, { config, seed, startMicros, clock });
+  const log = options.record === undefined ? undefined : inputLog(options.record, options.durability, { config, seed, startMicros, scenario: loaded?.scenario.name ?? "serve" });
   let house: House | undefined;
   const running = await startLiveServer({
     config,
@@ -84,7 +120,7 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   console.log(`  REST          ${rest}`);
   console.log(`  streaming     ${stream}`);
   console.log(`  order entry   ${exec}`);
-  if (options.record !== undefined) console.log(`  recording to  ${options.record}`);
+  if (log !== undefined) console.log(`  recording to  ${log.path} (${durabilityNote(log)})`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -11,8 +11,17 @@
  *
  * Every input goes through `handle`, which stamps it with the current
  * virtual time, appends it to the input log (when recording) before the
- * Exchange sees it, and hands it over. The log is what replay re-executes.
+ * Exchange sees it, and hands it over; every move of time without an input
+ * (a wall-clock wake-up, the manual clock) is a timer-only step of the log.
+ * After each step the log gets the run fingerprint. The log is what replay
+ * re-executes, step for step.
+ *
+ * Durability: a surface that answers an input (rest.ts, exec.ts) sends the
+ * answer from `whenDurable`, so a log that holds answers back (group commit,
+ * src/record/live-input-log.ts) releases it once the step is on disk; without
+ * a log, or with one that does not wait, the callback runs at once.
  */
+import { Fingerprint } from "../core/fingerprint.ts";
 import type { Micros } from "../core/time.ts";
 import type { Exchange, ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
@@ -20,8 +29,22 @@ import type { ExchangeInput } from "../exchange/inputs.ts";
 
 export type ClockMode = "wall" | "manual";
 
+/**
+ * Where the driver logs its steps. A step is `append` (an input) or
+ * `advance` (timers only), then `endStep` once the Exchange ran it. Only
+ * `append` is required (a test may just collect the inputs).
+ */
 export interface InputLog {
+  /** An input is about to be handled at `atMicros`: a step begins. */
   append(atMicros: Micros, input: ExchangeInput): void;
+  /** Only the Exchange's timers are about to run, up to `atMicros`: a step begins. */
+  advance?(atMicros: Micros): void;
+  /** The step begun last has run; `fingerprint` is the run fingerprint after it (64 hex digits). */
+  endStep?(fingerprint: string): void;
+  /** Calls `callback` once every step ended so far is durable (at once for a log that does not hold answers back). */
+  whenDurable?(callback: () => void): void;
+  /** Makes every step durable and closes the log; steps after it are not logged. */
+  close?(): Promise<void>;
 }
 
 export interface DriverOptions {
@@ -45,9 +68,31 @@ export class LiveDriver {
   private wakeTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private handled = 0;
+  /** The input log, until closed. */
+  private log: InputLog | undefined;
+  /** The run fingerprint: SHA-256 over the Exchange's canonical output stream (what a replay compares). */
+  private readonly runFingerprint = new Fingerprint();
 
   constructor(readonly exchange: Exchange, private readonly options: DriverOptions) {
     if (!(options.speed > 0)) throw new RangeError(`speed must be positive, got ${options.speed}`);
+    this.log = options.log;
+    exchange.subscribe((output) => this.runFingerprint.update(output));
+  }
+
+  /** The run fingerprint so far (64 hex digits). */
+  fingerprint(): string {
+    return this.runFingerprint.digest();
+  }
+
+  /**
+   * Runs `callback` once every step so far is durable in the input log: at
+   * once without a log or with one that does not hold answers back. Answers
+   * to inputs are sent from here, in the order they were asked for.
+   */
+  whenDurable(callback: () => void): void {
+    const log = this.log;
+    if (log?.whenDurable === undefined) callback();
+    else log.whenDurable(callback);
   }
 
   /** Inputs handled so far. */
@@ -75,10 +120,15 @@ export class LiveDriver {
    */
   handle(input: ExchangeInput, recovery?: PrecomputedRecovery): ExchangeAnswer {
     const at = this.now();
-    this.options.log?.append(at, input);
+    const log = this.log;
+    log?.append(at, input);
     this.handled++;
-    const answer =
-      recovery === undefined ? this.exchange.handle(input, at) : this.exchange.gateway.withRecovery(recovery, () => this.exchange.handle(input, at));
+    let answer: ExchangeAnswer;
+    try {
+      answer = recovery === undefined ? this.exchange.handle(input, at) : this.exchange.gateway.withRecovery(recovery, () => this.exchange.handle(input, at));
+    } finally {
+      this.endStep(log);
+    }
     this.afterAdvance();
     return answer;
   }
@@ -93,6 +143,14 @@ export class LiveDriver {
     if (this.wakeTimer !== undefined) clearTimeout(this.wakeTimer);
   }
 
+  /** Stops, then makes the input log durable and closes it (later inputs are not logged: the server is going away). */
+  async close(): Promise<void> {
+    this.stop();
+    const log = this.log;
+    this.log = undefined;
+    await log?.close?.();
+  }
+
   /** Manual clock: moves virtual time forward by `ms` (timers due meanwhile fire). */
   advanceBy(ms: number): Micros {
     return this.advanceTo(this.exchange.now() + Math.round(ms * 1000));
@@ -102,9 +160,24 @@ export class LiveDriver {
   advanceTo(atMicros: Micros): Micros {
     if (this.options.clock !== "manual") throw new Error("the clock can only be moved by hand in manual mode (--clock manual)");
     if (atMicros < this.exchange.now()) throw new RangeError(`cannot move the clock back from ${this.exchange.now()} to ${atMicros}`);
-    this.exchange.advanceTo(atMicros);
+    this.runTimers(atMicros);
     this.afterAdvance();
     return this.exchange.now();
+  }
+
+  /** A timer-only step: the Exchange's timers due by `atMicros` run, logged as an advance. */
+  private runTimers(atMicros: Micros): void {
+    const log = this.log;
+    log?.advance?.(atMicros);
+    try {
+      this.exchange.advanceTo(atMicros);
+    } finally {
+      this.endStep(log);
+    }
+  }
+
+  private endStep(log: InputLog | undefined): void {
+    if (log?.endStep !== undefined) log.endStep(this.runFingerprint.digest());
   }
 
   private afterAdvance(): void {
@@ -119,7 +192,7 @@ export class LiveDriver {
     this.wakeTimer = setTimeout(() => {
       const now = this.now();
       if (now > this.exchange.now()) {
-        this.exchange.advanceTo(now);
+        this.runTimers(now);
         this.afterAdvance();
       }
       this.scheduleWake();

@@ -25,7 +25,11 @@
  * answers per write (one syscall) rather than one, while the client still
  * gets its first answers before the whole queue is through (with a bounded
  * window per connection, holding every answer to the end of a long drain
- * would leave the client idle, then the server).
+ * would leave the client idle, then the server). Each such batch is released
+ * through `driver.whenDurable`: when recording with sync durability, once
+ * the group commit holding its requests is on disk (answers keep their
+ * order; a request stays in flight until its answer is written). Pongs and
+ * framing errors are not inputs and are answered at once.
  */
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -261,25 +265,21 @@ class ExecQueue {
 
   /**
    * Hands the ready requests at the head of the queue to the Exchange, in
-   * order, and writes their answers, uncorking every WRITE_EVERY requests:
-   * a client gets its first answers while the later ones are being handled.
+   * order, and releases their answers every WRITE_EVERY requests: a client
+   * gets its first answers while the later ones are being handled.
    */
   private drain(): void {
-    const corked: Connection[] = [];
+    let answers: Answer[] = [];
     try {
-      let handled = 0;
       while (this.head < this.items.length) {
         const pending = this.items[this.head]!;
         if (!pending.ready) break;
         this.items[this.head++] = undefined as unknown as Pending;
-        const connection = pending.connection;
-        if (!connection.corked && connection.raw !== undefined && connection.socket.readyState === connection.socket.OPEN) {
-          connection.raw.cork();
-          connection.corked = true;
-          corked.push(connection);
+        answers.push(this.run(pending));
+        if (answers.length === WRITE_EVERY) {
+          this.release(answers);
+          answers = [];
         }
-        this.run(pending);
-        if (++handled % WRITE_EVERY === 0) uncorkAll(corked);
       }
     } finally {
       if (this.head === this.items.length) {
@@ -289,22 +289,52 @@ class ExecQueue {
         this.items.splice(0, this.head);
         this.head = 0;
       }
-      uncorkAll(corked);
+      if (answers.length > 0) this.release(answers);
     }
   }
 
-  private run(pending: Pending): void {
+  /** Sends `answers` once their requests are durable in the input log (at once without one, or with async durability). */
+  private release(answers: Answer[]): void {
+    this.context.driver.whenDurable(() => writeAnswers(answers));
+  }
+
+  private run(pending: Pending): Answer {
     const { connection, type, id, payload, recovery } = pending;
     try {
       const input = { kind: "request", op: type, body: payload } as const;
       const answer = this.context.driver.handle(input, recovery);
-      if (answer.responseDropped === true) return;
-      send(connection, answer.ok ? { type, id, ok: true, payload: answer.payload } : { type, id, ok: false, error: answer.error });
+      if (answer.responseDropped === true) return { connection, id, frame: undefined };
+      return { connection, id, frame: JSON.stringify(answer.ok ? { type, id, ok: true, payload: answer.payload } : { type, id, ok: false, error: answer.error }) };
     } catch (error) {
       if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
-      send(connection, { type: "error", id, error: { error: "INTERNAL", message: "internal failure handling the frame" } });
-    } finally {
-      connection.inFlight.delete(id);
+      return { connection, id, frame: JSON.stringify({ type: "error", id, error: { error: "INTERNAL", message: "internal failure handling the frame" } }) };
     }
+  }
+}
+
+/** A request's answer frame, waiting to be written (undefined: dropped by the dropResponses fault). */
+interface Answer {
+  readonly connection: Connection;
+  readonly id: string;
+  readonly frame: string | undefined;
+}
+
+/** Writes a batch of answers with their connections corked (one write per connection); their ids are no longer in flight. */
+function writeAnswers(answers: readonly Answer[]): void {
+  const corked: Connection[] = [];
+  try {
+    for (const { connection, id, frame } of answers) {
+      connection.inFlight.delete(id);
+      const socket = connection.socket;
+      if (frame === undefined || socket.readyState !== socket.OPEN) continue;
+      if (!connection.corked && connection.raw !== undefined) {
+        connection.raw.cork();
+        connection.corked = true;
+        corked.push(connection);
+      }
+      socket.send(frame);
+    }
+  } finally {
+    uncorkAll(corked);
   }
 }

@@ -58,7 +58,9 @@
  *
  * Order-entry POSTs go through `context.driver.handle({kind: "request"})`:
  * stamped, logged and handled like any other input, with bodies identical to
- * WebSocket order entry.
+ * WebSocket order entry. When recording with sync durability, the answer
+ * waits for the group commit that makes the request durable in the input
+ * log (`driver.whenDurable`), so a crash never loses an answered request.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CursorError, type TransferQuery } from "../settlement/ledger.ts";
@@ -331,12 +333,11 @@ async function orderEntry(context: LiveContext, op: OrderEntryOperation, request
     return sendRequestError(response, invalid(`request body is not valid JSON: ${(error as Error).message}`));
   }
   const answer = context.driver.handle({ kind: "request", op, body });
-  if (answer.responseDropped === true) {
-    request.socket.destroy();
-    return;
-  }
-  if (answer.ok) sendJson(response, 200, answer.payload);
-  else sendJson(response, 400, answer.error);
+  context.driver.whenDurable(() => {
+    if (answer.responseDropped === true) request.socket.destroy();
+    else if (answer.ok) sendJson(response, 200, answer.payload);
+    else sendJson(response, 400, answer.error);
+  });
 }
 
 // -- the handler --------------------------------------------------------------------------------

@@ -10,13 +10,13 @@
  *
  * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, idle
  * stream connections are closed first with 1001, the rest within the 10 s
- * drain, then the process may exit 0.
+ * drain (answers held for the input log's group commit go out first), the
+ * input log is made durable and closed, then the process may exit 0.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { Exchange } from "../exchange/exchange.ts";
-import { Fingerprint } from "../core/fingerprint.ts";
 import { ExchangeQueries } from "../exchange/queries.ts";
 import type { LiveDriver } from "./driver.ts";
 import type { ExecSurface } from "./exec.ts";
@@ -149,11 +149,13 @@ export class LiveServer {
       stream.closeIdle(1001, "server shutting down");
       exec.closeIdle(1001, "server shutting down");
     }
+    // Answers held for the input log's group commit go out before the connections close.
+    await new Promise<void>((resolve) => this.context.driver.whenDurable(resolve));
     stream.closeAll(1001, "server shutting down");
     exec.closeAll(1001, "server shutting down");
     stream.dispose?.();
     exec.dispose?.();
-    this.context.driver.stop();
+    await this.context.driver.close();
     await new Promise<void>((resolve) => {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
@@ -192,12 +194,10 @@ export function readBody(request: IncomingMessage, limitBytes = 64 * 1024): Prom
   });
 }
 
-/** Builds the context, with a running fingerprint and counts over the Exchange's outputs. */
+/** Builds the context: the driver's running fingerprint, and counts over the Exchange's outputs. */
 export function contextFor(exchange: Exchange, driver: LiveDriver, resyncStreams: () => number): LiveContext {
-  const fingerprint = new Fingerprint();
   const counts: Record<string, number> = {};
   exchange.subscribe((output) => {
-    fingerprint.update(output);
     counts[output.kind] = (counts[output.kind] ?? 0) + 1;
   });
   return {
@@ -205,7 +205,7 @@ export function contextFor(exchange: Exchange, driver: LiveDriver, resyncStreams
     driver,
     queries: new ExchangeQueries(exchange),
     resyncStreams,
-    fingerprint: () => fingerprint.digest(),
+    fingerprint: () => driver.fingerprint(),
     counts: () => ({ ...counts, inputs: driver.inputsHandled }),
   };
 }

@@ -1,8 +1,12 @@
 /**
- * The input log of a simulated run, as an Arrow IPC file (`inputs.arrow`):
- * every input the Exchange handled, with its virtual time, in order, and
- * every step where only the Exchange's timers ran; enough to replay the run
- * to the same outputs (src/record/replay.ts).
+ * The input log of a run (`inputs.arrow`), format "input-log/1": every input
+ * the Exchange handled, with its virtual time, in order, and every step where
+ * only the Exchange's timers ran; enough to replay the run to the same
+ * outputs (src/record/replay.ts). A simulated run writes it at the end as an
+ * Arrow IPC file (InputLogRecorder, below); the live server
+ * (`shadowbook serve --record`) appends it as an Arrow IPC stream, one record
+ * batch per group commit (live-input-log.ts). Same columns, same metadata,
+ * one reader and one replay for both.
  *
  * Columns:
  * | column      | type                | meaning                                                         |
@@ -13,6 +17,7 @@
  * | payload     | Utf8                | the input as JSON (null for advance)                            |
  * | fingerprint | Utf8                | the run fingerprint after the step: its first 16 hex digits     |
  * |             |                     | on every step, all 64 on the last and on every 10,000th          |
+ * |             |                     | (live: on the last of every batch, as any batch may be the last) |
  *
  * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
@@ -26,7 +31,7 @@ import type { ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import type { SimWorld } from "../sim/world.ts";
-import { ColumnTable, DictColumn, I64Column, Utf8Column } from "./columns.ts";
+import { ColumnTable, DictColumn, I64Column, Utf8Column, type Column } from "./columns.ts";
 
 export const INPUT_LOG_FORMAT = "input-log/1";
 export const FINGERPRINT_PREFIX_DIGITS = 16;
@@ -48,17 +53,63 @@ export function configFromJson(text: string): ExchangeConfig {
   }) as ExchangeConfig;
 }
 
+/** What a replay needs to rebuild the same Exchange: the schema metadata of every input log. */
+export interface InputLogSetup {
+  readonly config: ExchangeConfig;
+  readonly seed: number | string;
+  readonly startMicros: Micros;
+  /** The scenario's name ("serve" for the live server's built-in world). */
+  readonly scenario: string;
+  /** "signed" or "trusted" (a live server is always "signed"). */
+  readonly signatures: string;
+}
+
+export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
+  return new Map([
+    ["shadowbook.format", INPUT_LOG_FORMAT],
+    ["shadowbook.config", configToJson(setup.config)],
+    ["shadowbook.seed", String(setup.seed)],
+    ["shadowbook.startMicros", String(setup.startMicros)],
+    ["shadowbook.scenario", setup.scenario],
+    ["shadowbook.signatures", setup.signatures],
+  ]);
+}
+
+/**
+ * The columns of an input log, in order: one layout for the simulated run's
+ * recorder (below) and the live server's log (live-input-log.ts). A row is
+ * `pushStep` then, once the step ran, `pushFingerprint`.
+ */
+export class InputLogColumns {
+  private readonly time = new I64Column("timeMicros");
+  private readonly kind = new DictColumn("kind", INPUT_KINDS);
+  private readonly op = new DictColumn("op", ["createOrder", "modifyOrder", "cancelOrder", "cancelAll", "cancelAllAfter"]);
+  private readonly payload = new Utf8Column("payload");
+  private readonly fingerprint = new Utf8Column("fingerprint");
+  readonly list: readonly Column[] = [this.time, this.kind, this.op, this.payload, this.fingerprint];
+
+  /** A step's time, kind, op and payload (an input, or undefined for a timer-only step). */
+  pushStep(atMicros: Micros, input: ExchangeInput | undefined): void {
+    this.time.push(atMicros);
+    this.kind.push(input === undefined ? "advance" : input.kind);
+    this.op.pushOptional(input?.kind === "request" ? input.op : undefined);
+    this.payload.pushOptional(input === undefined ? undefined : JSON.stringify(input));
+  }
+
+  /** The fingerprint after step number `stepNumber` (1-based): all 64 digits when `full` or on every FULL_FINGERPRINT_EVERY-th step, else the prefix. */
+  pushFingerprint(digest: string, stepNumber: number, full: boolean): void {
+    const all = full || stepNumber % FULL_FINGERPRINT_EVERY === 0;
+    this.fingerprint.push(all ? digest : digest.slice(0, FINGERPRINT_PREFIX_DIGITS));
+  }
+}
+
 /**
  * A RunObserver that records the input log; `write(path)` after the run.
  * The fingerprint of a step is read after it ran, so it is taken when the
  * next step (or the end) comes.
  */
 export class InputLogRecorder implements RunObserver {
-  private readonly time = new I64Column("timeMicros");
-  private readonly kind = new DictColumn("kind", INPUT_KINDS);
-  private readonly op = new DictColumn("op", ["createOrder", "modifyOrder", "cancelOrder", "cancelAll", "cancelAllAfter"]);
-  private readonly payload = new Utf8Column("payload");
-  private readonly fingerprint = new Utf8Column("fingerprint");
+  private readonly columns = new InputLogColumns();
   private world: SimWorld | undefined;
   private table: ColumnTable | undefined;
   private steps = 0;
@@ -66,15 +117,8 @@ export class InputLogRecorder implements RunObserver {
 
   begin(setup: RunSetup): void {
     this.world = setup.world;
-    const metadata = new Map([
-      ["shadowbook.format", INPUT_LOG_FORMAT],
-      ["shadowbook.config", configToJson(setup.config)],
-      ["shadowbook.seed", String(setup.seed)],
-      ["shadowbook.startMicros", String(setup.startMicros)],
-      ["shadowbook.scenario", setup.scenario.name],
-      ["shadowbook.signatures", setup.signatures],
-    ]);
-    this.table = new ColumnTable("inputs", [this.time, this.kind, this.op, this.payload, this.fingerprint], undefined, metadata);
+    const metadata = inputLogMetadata({ config: setup.config, seed: setup.seed, startMicros: setup.startMicros, scenario: setup.scenario.name, signatures: setup.signatures });
+    this.table = new ColumnTable("inputs", this.columns.list, undefined, metadata);
   }
 
   input(atMicros: Micros, input: ExchangeInput): void {
@@ -87,10 +131,7 @@ export class InputLogRecorder implements RunObserver {
 
   private step(atMicros: Micros, input: ExchangeInput | undefined): void {
     this.closeStep(false);
-    this.time.push(atMicros);
-    this.kind.push(input === undefined ? "advance" : input.kind);
-    this.op.pushOptional(input?.kind === "request" ? input.op : undefined);
-    this.payload.pushOptional(input === undefined ? undefined : JSON.stringify(input));
+    this.columns.pushStep(atMicros, input);
     this.open = true;
   }
 
@@ -101,10 +142,8 @@ export class InputLogRecorder implements RunObserver {
 
   private closeStep(last: boolean): void {
     if (!this.open) return;
-    const digest = this.world!.fingerprint.digest();
     this.steps++;
-    const full = last || this.steps % FULL_FINGERPRINT_EVERY === 0;
-    this.fingerprint.push(full ? digest : digest.slice(0, FINGERPRINT_PREFIX_DIGITS));
+    this.columns.pushFingerprint(this.world!.fingerprint.digest(), this.steps, last);
     this.table!.endRow();
     this.open = false;
   }

@@ -7,7 +7,7 @@
  * up to the step before were the same, byte for byte.
  */
 import { readFileSync } from "node:fs";
-import { tableFromIPC } from "apache-arrow";
+import { RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
@@ -45,8 +45,36 @@ export class InputLogError extends Error {
   override readonly name = "InputLogError";
 }
 
+/** An Arrow IPC file starts with this magic; a stream with a message. */
+const ARROW_FILE_MAGIC = "ARROW1";
+
+/**
+ * The log's table: an Arrow IPC file (a simulated run) read whole; an Arrow
+ * IPC stream (the live server, live-input-log.ts) read up to its last
+ * complete record batch, since a killed server leaves the batch it was
+ * writing cut short and no end-of-stream marker.
+ */
+function readLogTable(path: string): Table {
+  const bytes = readFileSync(path);
+  if (bytes.subarray(0, ARROW_FILE_MAGIC.length).toString("latin1") === ARROW_FILE_MAGIC) return tableFromIPC(bytes);
+  let reader: RecordBatchStreamReader;
+  try {
+    reader = RecordBatchStreamReader.from(bytes).open();
+  } catch (error) {
+    throw new InputLogError(`${path}: not an Arrow IPC stream or file: ${(error as Error).message}`);
+  }
+  if (reader.schema === undefined || reader.schema === null) throw new InputLogError(`${path}: no Arrow schema: not a shadowbook input log`);
+  const batches: RecordBatch[] = [];
+  try {
+    for (const batch of reader) batches.push(batch);
+  } catch {
+    // A message cut short by a crash: the batches before it are complete.
+  }
+  return new Table(reader.schema, batches);
+}
+
 export function readInputLog(path: string): InputLog {
-  const table = tableFromIPC(readFileSync(path));
+  const table = readLogTable(path);
   const meta = table.schema.metadata;
   const need = (key: string): string => {
     const value = meta.get(key);
@@ -83,17 +111,22 @@ export function readInputLog(path: string): InputLog {
 export function replayInputLog(log: InputLog, options: { untilMicros?: number; steps?: readonly LoggedStep[] } = {}): ReplayResult & { exchange: Exchange } {
   const exchange = new Exchange({ config: configFromJson(log.configJson), startMicros: log.startMicros, seed: log.seed });
   const fingerprint = new Fingerprint();
-  exchange.subscribe((output) => fingerprint.update(output));
+  // Detached at the end: the Exchange may go on (replay --serve) without hashing what follows.
+  const detach = exchange.subscribe((output) => fingerprint.update(output));
   const steps = options.steps ?? log.steps;
   let replayed = 0;
   let digest = fingerprint.digest();
-  for (const step of steps) {
-    if (options.untilMicros !== undefined && step.timeMicros > options.untilMicros) break;
-    if (step.input === undefined) exchange.advanceTo(step.timeMicros);
-    else exchange.handle(step.input, step.timeMicros);
-    replayed++;
-    digest = fingerprint.digest();
-    if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, exchange };
+  try {
+    for (const step of steps) {
+      if (options.untilMicros !== undefined && step.timeMicros > options.untilMicros) break;
+      if (step.input === undefined) exchange.advanceTo(step.timeMicros);
+      else exchange.handle(step.input, step.timeMicros);
+      replayed++;
+      digest = fingerprint.digest();
+      if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, exchange };
+    }
+    return { steps: replayed, fingerprint: digest, exchange };
+  } finally {
+    detach();
   }
-  return { steps: replayed, fingerprint: digest, exchange };
 }

@@ -43,6 +43,8 @@ const WARMUP_PER_CONNECTION = 1_000;
 const WINDOW = windowFromEnv(process.env["SHADOWBOOK_BENCH_WINDOW"], 32);
 /** Signature-recovery worker threads of the server (SHADOWBOOK_BENCH_SIGNER_THREADS overrides the server's default of 0 = inline). */
 const SIGNER_THREADS = process.env["SHADOWBOOK_BENCH_SIGNER_THREADS"];
+/** SHADOWBOOK_BENCH_RECORD=sync|async: the server records its input log (serve --record) to a temporary directory, with that durability. */
+const RECORD = process.env["SHADOWBOOK_BENCH_RECORD"];
 /** Creates sent before the first cancel: the open orders each account keeps. */
 const OPEN_ORDERS = 200;
 /** A measured phase stops sending after this long (the answers in flight are still awaited). */
@@ -445,13 +447,23 @@ async function parent(): Promise<void> {
       openOrderCapsByTier: { ...DEFAULT_GATEWAY_CONFIG.openOrderCapsByTier, 3: {} },
     },
   });
+  const startMicros = Date.now() * 1000;
+  let log: import("../../src/record/live-input-log.ts").LiveInputLog | undefined;
+  if (RECORD === "sync" || RECORD === "async") {
+    const { LiveInputLog } = await import("../../src/record/live-input-log.ts");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    log = new LiveInputLog(mkdtempSync(join(tmpdir(), "shadowbook-bench-")), { config, seed: 1, startMicros, scenario: "bench", signatures: "signed", durability: RECORD });
+  }
   const running = await startLiveServer({
     config,
     seed: 1,
     clock: "wall",
-    startMicros: Date.now() * 1000,
+    startMicros,
     port: 0,
     drainMs: 2_000,
+    ...(log === undefined ? {} : { log }),
     ...(SIGNER_THREADS === undefined ? {} : { signerThreads: Math.max(0, Math.floor(Number(SIGNER_THREADS)) || 0) }),
   });
   const cleanups: (() => Promise<void> | void)[] = [() => running.close()];
@@ -526,6 +538,7 @@ async function parent(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: "live",
+        ...(log === undefined ? {} : { record: log.durability, logCommits: log.stats.commits }),
         connections: CONNECTIONS,
         requests: live.requests,
         acceptedPerSec: Math.round((live.accepted / live.durationMs) * 1000) || 0,
