@@ -4,9 +4,22 @@
  * runs with the exchange invariants checked; every failing seed is printed
  * with its parameters and the one command that reproduces it. Results are
  * the same with any number of workers. Exit status 1 when a seed failed.
+ *
+ * Input logs of failures: once the pool is done, each failed seed runs
+ * again here, serially, with the input-log recorder, and its log is written
+ * to `<out>/seed-<n>/inputs.arrow` (default out: `runs/fuzz-<scenario>`);
+ * `shadowbook replay <log> --until <failure ms>` replays it to the failure.
+ * A run is deterministic, so the rerun fails the same way (same error, same
+ * time, same fingerprint); that is checked, and a rerun that does not is
+ * reported as nondeterminism (itself a bug). A seed whose worker died
+ * (WorkerCrash, Timeout) is not rerun in this process.
  */
-import { fuzzScenario, formatFailure, parseSeeds, type FuzzReport } from "../sim/fuzz.ts";
-import { scenarioPath } from "../sim/scenario-loader.ts";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { formatMicros, microsToMillis } from "../core/time.ts";
+import { InputLogRecorder } from "../record/input-log.ts";
+import { fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
+import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
 
 export interface FuzzCommandOptions {
   seeds: string;
@@ -14,26 +27,43 @@ export interface FuzzCommandOptions {
   duration?: string;
   invariantEvery?: string;
   progress?: boolean;
+  /** Directory of the failed seeds' input logs (default runs/fuzz-<scenario>). */
+  out?: string;
 }
+
+/** The input log written for a failed seed, and whether its rerun failed the same way. */
+export interface FailureLog {
+  readonly seed: number;
+  readonly path: string;
+  readonly sameFailure: boolean;
+  /** What differed, when the rerun did not fail the same way. */
+  readonly difference?: string;
+}
+
+/** Failures whose worker died are not rerun in this process (the rerun could take it down too). */
+const NOT_RERUN = new Set(["WorkerCrash", "Timeout"]);
 
 function positiveInteger(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new Error(`${flag} "${value}" must be a positive integer`);
   return Number(value);
 }
 
-export async function fuzzCommand(argument: string, options: FuzzCommandOptions): Promise<FuzzReport> {
+export async function fuzzCommand(argument: string, options: FuzzCommandOptions): Promise<FuzzReport & { logs: readonly FailureLog[] }> {
   const seeds = parseSeeds(options.seeds);
   const workers = positiveInteger(options.workers, "--workers");
   const durationSeconds = options.duration === undefined ? undefined : Number(options.duration);
   if (durationSeconds !== undefined && !(durationSeconds > 0)) throw new Error(`--duration "${options.duration}" must be a positive number of seconds`);
   let done = 0;
   let failed = 0;
-  const report = await fuzzScenario({
+  const seedOptions: SeedOptions = {
     scenarioPath: scenarioPath(argument),
-    seeds,
-    workers,
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
     ...(options.invariantEvery === undefined ? {} : { invariantEveryBlocks: positiveInteger(options.invariantEvery, "--invariant-every") }),
+  };
+  const report = await fuzzScenario({
+    ...seedOptions,
+    seeds,
+    workers,
     onResult: (result) => {
       done++;
       if (!result.ok) failed++;
@@ -42,10 +72,60 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
   });
   if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
   console.log(`shadowbook fuzz ${report.scenario}: ${report.results.length} seeds on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
-  for (const failure of report.failures) console.log(formatFailure(failure));
-  console.log(
-    `  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall: ${report.seedsPerSecond.toFixed(2)} seeds/s, ${Math.round(report.events / report.wallSeconds).toLocaleString("en-US")} events/s`,
-  );
+  const stats = `  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall: ${report.seedsPerSecond.toFixed(2)} seeds/s, ${Math.round(report.events / report.wallSeconds).toLocaleString("en-US")} events/s`;
+  const logs: FailureLog[] = [];
+  const outDir = options.out ?? join("runs", `fuzz-${report.scenario}`);
+  for (const failure of report.failures) {
+    console.log(formatFailure(failure));
+    if (NOT_RERUN.has(failure.error?.kind ?? "")) {
+      console.log(`  no input log: a seed whose worker died is not rerun in this process (reproduce it with the command above)`);
+      continue;
+    }
+    const log = await writeFailureLog(failure, seedOptions, join(outDir, `seed-${failure.seed}`));
+    if (log === undefined) {
+      console.log("  no input log: the run failed before it began");
+      continue;
+    }
+    logs.push(log);
+    if (!log.sameFailure) {
+      console.log(`  NONDETERMINISTIC: the serial rerun did not fail the same way (${log.difference}); its log is ${log.path}`);
+      continue;
+    }
+    const until = failure.atMicros === undefined ? "" : ` --until ${microsToMillis(failure.atMicros)}`;
+    console.log(`  input log: ${log.path}`);
+    console.log(`  replay: npx shadowbook replay ${log.path}${until}${failure.atMicros === undefined ? "" : `   (the state at ${formatMicros(failure.atMicros)})`}`);
+  }
+  console.log(stats);
   if (report.failures.length > 0) process.exitCode = 1;
-  return report;
+  return { ...report, logs };
+}
+
+/**
+ * Reruns a failed seed in this thread with the input-log recorder and writes
+ * the log to `<dir>/inputs.arrow`; undefined when the run never began.
+ */
+export async function writeFailureLog(failure: FuzzResult, seedOptions: SeedOptions, dir: string): Promise<FailureLog | undefined> {
+  const loaded = await loadScenario(seedOptions.scenarioPath);
+  const recorder = new InputLogRecorder();
+  let began = false;
+  const rerun = await runFuzzSeed(loaded, failure.seed, seedOptions, [recorder, { begin: () => (began = true) }]);
+  if (!began) return undefined;
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "inputs.arrow");
+  recorder.write(path);
+  const difference = failureDifference(failure, rerun);
+  return { seed: failure.seed, path, sameFailure: difference === undefined, ...(difference === undefined ? {} : { difference }) };
+}
+
+/** What differs between a seed's failure and its rerun (undefined when they are the same failure). */
+function failureDifference(first: FuzzResult, rerun: FuzzResult): string | undefined {
+  if (rerun.ok) return "the rerun passed";
+  const pairs: [string, unknown, unknown][] = [
+    ["error", `${first.error?.kind}: ${first.error?.message}`, `${rerun.error?.kind}: ${rerun.error?.message}`],
+    ["virtual time", first.atMicros, rerun.atMicros],
+    ["events", first.events, rerun.events],
+    ["fingerprint", first.fingerprint, rerun.fingerprint],
+  ];
+  const differ = pairs.filter(([, a, b]) => a !== b).map(([what, a, b]) => `${what} ${JSON.stringify(a)} then ${JSON.stringify(b)}`);
+  return differ.length === 0 ? undefined : differ.join("; ");
 }

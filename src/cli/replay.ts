@@ -2,23 +2,91 @@
  * `shadowbook replay <inputs.arrow>`: re-executes a run's input log through
  * a fresh Exchange and checks the fingerprint after every step; prints the
  * first step where the replay diverges (its index, time, kind and input),
- * or that every step matched. `--until <unix ms>` stops there. Exit status
- * 1 on a divergence.
+ * or that every step matched. Exit status 1 on a divergence (and then no
+ * state is written and nothing is served: the state would not be the run's).
+ *
+ * - `--until <time>` (Unix ms, or ISO-8601 such as 2026-01-01T00:05:00Z):
+ *   stops after the last step at or before that time, writes the whole
+ *   state (src/record/exchange-state.ts) as JSON to `--state-out <file>`
+ *   (default `<log dir>/state-<ms>.json`) and prints a digest of it. The
+ *   state's time is the Exchange's: the time of the last step replayed.
+ * - `--serve` (with `--until`, or alone for the end of the log; the state is
+ *   written in both cases, named by the state's time when alone): then serves
+ *   the replayed Exchange live on `--host`/`--port`, REST /v2, streaming,
+ *   order entry and the admin API, like `shadowbook serve`, until SIGINT or
+ *   SIGTERM. The clock is manual by default and starts at the replayed time
+ *   (POST /admin/clock moves it); `--clock wall` lets it run from there.
+ *   The run's simulated agents do not come back: their orders rest in the
+ *   book and their accounts keep their positions and balances, but nothing
+ *   acts for them any more; the developer's client is the only trader. To
+ *   act as one of the run's accounts: in a trusted-mode run (the default)
+ *   signatures are not checked, so a request with the account's owner wallet
+ *   as signerWallet and any 65-byte signature acts as its owner (the
+ *   conformance test does this); in a signed-mode run sign with the agent's
+ *   key (SHA-256 of "shadowbook agent:<name>", printed per account when the
+ *   log's scenario can be loaded by its name), or add your own key as a
+ *   signer with POST /admin/signers.
  */
-import { formatMicros } from "../core/time.ts";
-import { readInputLog, replayInputLog } from "../record/replay.ts";
+import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { privateKeySigner } from "../client/signer.ts";
+import { formatMicros, microsToMillis, MICROS_PER_MILLI, type Micros } from "../core/time.ts";
+import type { Exchange } from "../exchange/exchange.ts";
+import type { ClockMode } from "../live/driver.ts";
+import { startLiveServer, type RunningServer } from "../live/serve.ts";
+import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
+import { configFromJson } from "../record/input-log.ts";
+import { readInputLog, replayInputLog, type InputLog } from "../record/replay.ts";
+import { agentPrivateKey } from "../sim/agent-host.ts";
+import { loadScenario } from "../sim/scenario-loader.ts";
 
 export interface ReplayCommandOptions {
   until?: string;
+  stateOut?: string;
+  serve?: boolean;
+  clock?: string;
+  port?: string;
+  host?: string;
 }
 
-export function replayCommand(path: string, options: ReplayCommandOptions): void {
-  const log = readInputLog(path);
-  let untilMicros: number | undefined;
-  if (options.until !== undefined) {
-    if (!/^\d+$/.test(options.until)) throw new Error(`--until "${options.until}" must be a Unix time in ms`);
-    untilMicros = Number(options.until) * 1_000;
+/** What `replayCommand` did (for tests and callers). */
+export interface ReplayCommandResult {
+  readonly steps: number;
+  readonly fingerprint: string;
+  readonly diverged: boolean;
+  readonly state?: ExchangeState;
+  readonly statePath?: string;
+  readonly running?: RunningServer;
+}
+
+/**
+ * A time argument in Unix ms: digits (Unix ms) or an ISO-8601 date-time with
+ * a zone (Z or ±hh:mm), e.g. 2026-01-01T00:05:00Z or 2026-01-01T00:05:00.250+00:00.
+ */
+export function parseTimeArgument(text: string, flag = "--until"): Micros {
+  if (/^\d+$/.test(text)) {
+    const ms = Number(text);
+    if (!Number.isSafeInteger(ms * MICROS_PER_MILLI)) throw new Error(`${flag} "${text}" is beyond the safe range of Unix ms`);
+    return ms * MICROS_PER_MILLI;
   }
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) {
+    throw new Error(`${flag} "${text}" must be a Unix time in ms or an ISO-8601 time with a zone, e.g. 2026-01-01T00:05:00Z`);
+  }
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw new Error(`${flag} "${text}" is not a valid ISO-8601 time`);
+  return ms * MICROS_PER_MILLI;
+}
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new Error(`--port "${value}" must be an integer within [0, 65535]`);
+  return Number(value);
+}
+
+export async function replayCommand(path: string, options: ReplayCommandOptions): Promise<ReplayCommandResult> {
+  const clock = options.clock ?? "manual";
+  if (clock !== "manual" && clock !== "wall") throw new Error(`--clock "${clock}" must be manual or wall`);
+  const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
+  const log = readInputLog(path);
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
@@ -28,8 +96,96 @@ export function replayCommand(path: string, options: ReplayCommandOptions): void
     console.log(`  DIVERGES at step ${step.index} (${formatMicros(step.timeMicros)}, ${step.kind}): recorded fingerprint ${step.fingerprint}..., replayed ${replayed}`);
     if (step.input !== undefined) console.log(`  input: ${JSON.stringify(step.input).slice(0, 400)}`);
     process.exitCode = 1;
-    return;
+    return { steps: result.steps, fingerprint: result.fingerprint, diverged: true };
   }
-  console.log(`  ${result.steps.toLocaleString("en-US")} steps replayed in ${seconds.toFixed(2)} s, every fingerprint matched`);
+  const until = untilMicros === undefined ? "" : ` up to ${formatMicros(untilMicros)}`;
+  console.log(`  ${result.steps.toLocaleString("en-US")} steps replayed${until} in ${seconds.toFixed(2)} s, every fingerprint matched`);
   console.log(`  fingerprint ${result.fingerprint}`);
+  if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false };
+
+  const state = exchangeState(result.exchange);
+  printDigest(state, result.steps, log.steps.length);
+  const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
+  writeFileSync(statePath, `${JSON.stringify({ log: path, scenario: log.scenario, seed: log.seed, steps: result.steps, fingerprint: result.fingerprint, state }, null, 2)}\n`);
+  console.log(`  wrote ${statePath}`);
+  if (options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath };
+  const running = await serveReplayed(log, result.exchange, { clock, host: options.host ?? "127.0.0.1", port: port(options.port ?? "8080") });
+  return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath, running };
+}
+
+function printDigest(state: ExchangeState, steps: number, logged: number): void {
+  const counts = stateCounts(state);
+  const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  console.log(`  state at ${state.time} (${microsToMillis(state.timeMicros)} ms), after step ${steps.toLocaleString("en-US")} of ${logged.toLocaleString("en-US")}:`);
+  console.log(`    ${plural(counts.accounts, "account")}, ${plural(counts.openOrders, "open order")} on ${plural(counts.restingLevels, "price level")}, ${plural(counts.positions, "position")}, ${plural(counts.pendingSettlements, "pending settlement")} (block ${state.pendingSettlements.blockHeight})`);
+}
+
+/** Serves the replayed Exchange until SIGINT or SIGTERM; prints the URLs and how to act as the run's accounts. */
+async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock: ClockMode; host: string; port: number }): Promise<RunningServer> {
+  const running = await startLiveServer({
+    config: configFromJson(log.configJson),
+    seed: log.seed,
+    exchange,
+    host: options.host,
+    port: options.port,
+    clock: options.clock,
+    startMicros: exchange.now(),
+  });
+  const { rest, stream, exec } = running.urls;
+  const admin = rest.replace(/\/v2$/, "/admin");
+  console.log(`shadowbook replay --serve: the replayed exchange at ${formatMicros(exchange.now())}, ${options.clock} clock${options.clock === "manual" ? " (POST /admin/clock to move it)" : " running from there"}`);
+  console.log(`  REST          ${rest}`);
+  console.log(`  streaming     ${stream}`);
+  console.log(`  order entry   ${exec}`);
+  console.log(`  admin         ${admin}`);
+  console.log("  the run's agents do not come back: their orders rest and their accounts keep their positions; your client is the only trader");
+  for (const line of await accountLines(log, exchange)) console.log(line);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: draining connections (readiness now 503)`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  return running;
+}
+
+/** The accounts a developer may act as, with the agent's name and key when the scenario loads by its name. */
+async function accountLines(log: InputLog, exchange: Exchange): Promise<string[]> {
+  const trusted = !exchange.config.gateway.verifySignatures;
+  const names = await agentNamesByWallet(log.scenario);
+  const lines = [
+    trusted
+      ? "  trusted-mode run: signatures are not checked; to act as an account, send its owner wallet (below) as signerWallet with any 65-byte signature"
+      : "  signed-mode run: sign as an account's owner with the agent's key below, or add your own key: POST /admin/signers {accountId, signer}",
+  ];
+  lines.push("  nonces: each signer's must exceed its last accepted one (the run's agents used their virtual time in µs; that time x 1000 is above them)");
+  const accounts = [...exchange.risk.state.accounts.values()].sort((a, b) => a.id - b.id);
+  for (const account of accounts) {
+    const name = names.get(account.wallet.address);
+    if (name === undefined) continue;
+    lines.push(`    account ${String(account.id).padEnd(4)} ${name.padEnd(20)} wallet ${account.wallet.address}${trusted ? "" : ` key ${agentPrivateKey(name)}`}`);
+  }
+  if (names.size === 0) lines.push(`    (scenario "${log.scenario}" does not load by its name: the state JSON lists the accounts and their owner wallets)`);
+  return lines;
+}
+
+async function agentNamesByWallet(scenarioName: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  try {
+    const loaded = await loadScenario(scenarioName);
+    if (loaded.scenario.name !== scenarioName) return names;
+    for (const agent of loaded.scenario.agents) names.set(privateKeySigner(agentPrivateKey(agent.name)).address.toLowerCase(), agent.name);
+  } catch {
+    // The log's scenario is a file we cannot find by its name: the accounts are listed without names.
+  }
+  return names;
 }

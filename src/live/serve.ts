@@ -24,6 +24,7 @@ export interface StartOptions {
   clock?: ClockMode;
   startMicros: Micros;
   speed?: number;
+  /** Where every step goes (`serve --record`: src/record/live-input-log.ts); made durable and closed by `close()`. */
   log?: InputLog;
   edgeLimit?: EdgeLimitConfig;
   /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
@@ -35,6 +36,12 @@ export interface StartOptions {
   setup?: (context: LiveContext) => void;
   /** Called whenever virtual time moved (inputs, wake-ups, the manual clock): in-process agents act here. */
   onAdvance?: (nowMicros: Micros) => void;
+  /**
+   * Serve this Exchange instead of a fresh one (`shadowbook replay --serve`:
+   * one replayed to a time); `config` and `seed` must be the ones it was
+   * made with, and `startMicros` must not be before its clock.
+   */
+  exchange?: Exchange;
 }
 
 export interface RunningServer {
@@ -46,7 +53,10 @@ export interface RunningServer {
 }
 
 export async function startLiveServer(options: StartOptions): Promise<RunningServer> {
-  const exchange = new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+  const exchange = options.exchange ?? new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
+  if (options.startMicros < exchange.now()) throw new RangeError(`startMicros ${options.startMicros} is before the Exchange's time ${exchange.now()}`);
+  // A log replays from the configuration and seed alone: it must start with the Exchange.
+  if (options.log !== undefined && options.exchange !== undefined) throw new Error("an input log records a fresh Exchange: log and exchange cannot both be given");
   let resync = () => 0;
   const driver = new LiveDriver(exchange, {
     clock: options.clock ?? "wall",

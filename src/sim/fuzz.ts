@@ -167,8 +167,11 @@ export interface SeedOptions {
   invariantEveryBlocks?: number;
 }
 
-/** Runs one seed (in this thread) and reports it; never throws for a failure of the run. */
-export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options: SeedOptions): Promise<FuzzResult> {
+/**
+ * Runs one seed (in this thread) and reports it; never throws for a failure of the run.
+ * `observers` watch the run too (the fuzz command's rerun of a failed seed records its input log).
+ */
+export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options: SeedOptions, observers: readonly RunObserver[] = []): Promise<FuzzResult> {
   const scenario = loaded.scenario;
   const started = performance.now();
   let parameters: FuzzParameters = {};
@@ -186,7 +189,7 @@ export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options:
       seed,
       invariants: true,
       invariantEveryBlocks: options.invariantEveryBlocks ?? 1,
-      observers: [watcher],
+      observers: [watcher, ...observers],
       paths: loaded.paths,
       ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
     });
