@@ -13,13 +13,22 @@ export function canonicalJson(value: unknown): string {
   return serialize(value);
 }
 
+/**
+ * Strings JSON.stringify would escape: a quote, a backslash, a control
+ * character, or any surrogate (a lone one is escaped; a paired one is not,
+ * but taking the slow path for it is merely slower). Every other string is
+ * its own JSON text between quotes.
+ */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 function serialize(value: unknown): string {
   switch (typeof value) {
     case "string":
-      return JSON.stringify(value);
+      return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
     case "number":
       if (!Number.isFinite(value)) throw new RangeError(`canonical JSON has no ${value}`);
-      return JSON.stringify(value);
+      // A finite number's JSON text is its shortest round-trip string (-0 included: "0").
+      return String(value);
     case "boolean":
       return value ? "true" : "false";
     case "bigint":
@@ -37,16 +46,18 @@ function serialize(value: unknown): string {
       }
       const record = value as Record<string, unknown>;
       const layout = layoutOf(Object.keys(record));
+      const keys = layout.keys;
+      const prefixes = layout.prefixes;
       let out = "{";
       let first = true;
-      for (let i = 0; i < layout.keys.length; i++) {
-        const member = record[layout.keys[i]!];
+      for (let i = 0; i < keys.length; i++) {
+        const member = record[keys[i]!];
         if (member === undefined || typeof member === "function") continue;
         if (first) {
-          out += layout.prefixes[i]!;
+          out += prefixes[i]!;
           first = false;
         } else {
-          out += "," + layout.prefixes[i]!;
+          out += "," + prefixes[i]!;
         }
         out += serialize(member);
       }
@@ -57,30 +68,48 @@ function serialize(value: unknown): string {
   }
 }
 
-/** An object's keys in canonical order, each with its quoted `"key":` text, and the key list it was made from. */
+/**
+ * An object's keys in canonical order, each with its quoted `"key":` text,
+ * the key list it was made from, and the next layout whose list starts with
+ * the same key.
+ */
 interface Layout {
   readonly source: readonly string[];
   readonly keys: readonly string[];
   readonly prefixes: readonly string[];
+  readonly next: Layout | undefined;
+  /** Layouts in the chain from this one on. */
+  readonly chainLength: number;
 }
 
 /**
  * Layouts by key list, as Object.keys gives it: the records of a stream come
- * in a few shapes, so each list is sorted and its keys quoted once. Bounded:
- * a full table starts over.
+ * in a few shapes, so each list is sorted and its keys quoted once. Looked
+ * up by first key, then compared key by key along a short chain (no key
+ * string is built per record). Bounded: a full table starts over, and so
+ * does a chain that grew too long (many shapes under one first key).
  */
 const layouts = new Map<string, Layout>();
+let layoutCount = 0;
 const LAYOUTS_MAX = 10_000;
+const CHAIN_MAX = 32;
 
 function layoutOf(keys: string[]): Layout {
-  const id = keys.join("\u0000");
-  const known = layouts.get(id);
-  // A key may itself hold the separator: a hit counts only when the lists are equal.
-  if (known !== undefined && sameKeys(known.source, keys)) return known;
+  const first = keys.length === 0 ? "" : keys[0]!;
+  const head = layouts.get(first);
+  for (let known = head; known !== undefined; known = known.next) {
+    if (sameKeys(known.source, keys)) return known;
+  }
   const sorted = [...keys].sort();
-  const layout: Layout = { source: keys, keys: sorted, prefixes: sorted.map((key) => JSON.stringify(key) + ":") };
-  if (layouts.size >= LAYOUTS_MAX) layouts.clear();
-  layouts.set(id, layout);
+  if (layoutCount >= LAYOUTS_MAX) {
+    layouts.clear();
+    layoutCount = 0;
+  }
+  const previous = layouts.get(first);
+  const next = previous === undefined || previous.chainLength >= CHAIN_MAX ? undefined : previous;
+  const layout: Layout = { source: keys, keys: sorted, prefixes: sorted.map((key) => JSON.stringify(key) + ":"), next, chainLength: (next?.chainLength ?? 0) + 1 };
+  layouts.set(first, layout);
+  layoutCount++;
   return layout;
 }
 
@@ -90,9 +119,14 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** Buffered text is hashed once it reaches this many UTF-16 units (one native call per batch, not two per record). */
+const PENDING_TEXT_MAX = 16_384;
+
 /** Incremental SHA-256 over a stream of records; `digest()` can be read at any point without ending it. */
 export class Fingerprint {
   private readonly hash: Hash = createHash("sha256");
+  /** Records added but not yet hashed, each followed by "\n". */
+  private pending = "";
   private recordCount = 0;
 
   /** Adds one record (canonicalized). */
@@ -102,9 +136,11 @@ export class Fingerprint {
 
   /** Adds one record that is already canonical text. */
   updateCanonical(text: string): void {
-    this.hash.update(text);
-    this.hash.update("\n");
+    // Each record's text is whole JSON (or a caller's whole string) followed
+    // by "\n", so joining texts before hashing gives the same UTF-8 bytes.
+    this.pending += text + "\n";
     this.recordCount++;
+    if (this.pending.length >= PENDING_TEXT_MAX) this.flush();
   }
 
   get count(): number {
@@ -113,7 +149,14 @@ export class Fingerprint {
 
   /** Hex digest of everything added so far; the stream can go on after it. */
   digest(): string {
+    this.flush();
     return this.hash.copy().digest("hex");
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    this.hash.update(this.pending);
+    this.pending = "";
   }
 }
 

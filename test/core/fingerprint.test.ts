@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { createHash } from "node:crypto";
 import { canonicalJson, Fingerprint, fingerprintOf } from "../../src/core/fingerprint.ts";
 
 describe("canonical JSON", () => {
@@ -58,6 +59,39 @@ describe("canonical JSON against a plain reference", () => {
     }
     return JSON.stringify(value);
   }
+
+  it("agrees on strings JSON must escape and on every kind of number (the fast paths)", () => {
+    const tricky = ['"', "\\", "a\"b", "\u0000", "\u001f", "\u007f", "\n\t", "\ud800", "x\udc00", "\ud83d\ude00", "\u2028", "é", "", "plain"];
+    for (const text of tricky) expect(canonicalJson({ [text]: text })).toBe(reference({ [text]: text }));
+    for (const number of [0, -0, 1, -1.5, 1e21, 1e-7, 123456789012345680000, 5e-324, Number.MAX_SAFE_INTEGER]) {
+      expect(canonicalJson([number])).toBe(reference([number]));
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.double({ noNaN: true, noDefaultInfinity: true }), (text, number) => {
+        expect(canonicalJson({ [text]: [text, number] })).toBe(reference({ [text]: [text, number] }));
+      }),
+      { seed: 42, numRuns: 500 },
+    );
+  });
+
+  it("agrees when many shapes share a first key and when the shape table starts over", () => {
+    const sameFirst = Array.from({ length: 200 }, (_, i) => ({ a: i, [`k${i % 70}`]: i, z: "x" }));
+    const manyFirsts = Array.from({ length: 12_000 }, (_, i) => ({ [`k${i}`]: i, b: "y" }));
+    const got = [...sameFirst, ...manyFirsts, ...sameFirst].map((record) => canonicalJson(record)).join("\n");
+    expect(got).toBe([...sameFirst, ...manyFirsts, ...sameFirst].map((record) => reference(record)).join("\n"));
+  });
+
+  it("hashes batched records exactly as one record per update", () => {
+    const texts = Array.from({ length: 3_000 }, (_, i) => canonicalJson({ i, s: "x".repeat(i % 50) }));
+    const running = new Fingerprint();
+    const expected = createHash("sha256");
+    for (const [i, text] of texts.entries()) {
+      running.updateCanonical(text);
+      expected.update(text + "\n");
+      if (i % 997 === 0) expect(running.digest()).toBe(expected.copy().digest("hex"));
+    }
+    expect(running.digest()).toBe(expected.digest("hex"));
+  });
 
   it("agrees on random records of repeated and varying shapes (the per-shape key cache)", () => {
     const key = fc.constantFrom("a", "b", "ab", "a,b", "b\u0000a", "z", "Z", "é", "10", "2", "__proto__x", "sequenceNumber");
