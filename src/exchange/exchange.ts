@@ -15,7 +15,7 @@
  * the REST reads.
  */
 import { assert } from "../core/assert.ts";
-import { formatDecimal, parseUnsigned } from "../core/decimal.ts";
+import { formatE18, parseUnsigned, toE18 } from "../core/decimal.ts";
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
 import { RngRoot, type Seed } from "../core/rng.ts";
 import { MICROS_PER_MILLI, microsToMillis, type Micros } from "../core/time.ts";
@@ -86,6 +86,8 @@ export class Exchange {
   private readonly restingMirror = new Map<string, { priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
   private readonly depthDirty = new Set<number>();
+  /** The engine's market specs, in marketId order of the config (made once: the summary tick walks them). */
+  private readonly specs: readonly MarketSpec[];
   private lastOrderSequence = 0;
 
   constructor(options: ExchangeOptions) {
@@ -97,6 +99,7 @@ export class Exchange {
       ids: { nextFillId: () => this.riskFillIds.next(), nextPerpSequenceNumber: () => this.perpSequence.next() },
     });
     const specs = this.marketSpecs();
+    this.specs = specs;
     this.engine = new Engine({
       markets: specs,
       scheduler: this.timers,
@@ -342,12 +345,15 @@ export class Exchange {
   // -- prices, summaries -------------------------------------------------------------------
 
   private prices(input: PriceInput, atMicros: Micros): ExchangeAnswer {
+    // Every item is checked before any applies; each price is parsed once, to its canonical text.
+    const canonical: string[] = [];
     for (const [index, item] of input.prices.entries()) {
-      const problem = this.checkPriceItem(item, index);
-      if (problem !== null) return { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: problem } };
+      const checked = this.checkPriceItem(item, index);
+      if (!checked.ok) return { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: checked.problem } };
+      canonical.push(checked.price);
     }
-    for (const item of input.prices) {
-      const update = this.applyPrice(item, atMicros);
+    for (const [index, item] of input.prices.entries()) {
+      const update = this.applyPrice(item, canonical[index]!, atMicros);
       for (const change of update.markChanges) {
         this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markPriceTicks });
       }
@@ -357,21 +363,23 @@ export class Exchange {
     return { ok: true, payload: { updated: input.prices.length } };
   }
 
-  private checkPriceItem(item: PriceInput["prices"][number], index: number): string | null {
+  /** The item's price as canonical text, or why the item is refused. */
+  private checkPriceItem(item: PriceInput["prices"][number], index: number): { ok: true; price: string } | { ok: false; problem: string } {
     const where = `prices[${index}]`;
-    if ((item.asset === undefined) === (item.symbol === undefined)) return `${where} must name exactly one of asset or symbol`;
+    if ((item.asset === undefined) === (item.symbol === undefined)) return { ok: false, problem: `${where} must name exactly one of asset or symbol` };
+    let scaled: bigint;
     try {
-      if (!parseUnsigned(item.price, `${where}.price`).gt(0)) return `${where}.price "${item.price}" must be greater than 0`;
+      scaled = toE18(item.price, `${where}.price`, { signed: false });
     } catch (error) {
-      return (error as Error).message;
+      return { ok: false, problem: (error as Error).message };
     }
-    if (item.asset !== undefined && !this.config.risk.assets.some((asset) => asset.asset === item.asset)) return `${where}.asset "${item.asset}" is not a configured asset`;
-    if (item.symbol !== undefined && !this.marketsBySymbol.has(item.symbol)) return `${where}.symbol "${item.symbol}" is not a market`;
-    return null;
+    if (scaled <= 0n) return { ok: false, problem: `${where}.price "${item.price}" must be greater than 0` };
+    if (item.asset !== undefined && !this.config.risk.assets.some((asset) => asset.asset === item.asset)) return { ok: false, problem: `${where}.asset "${item.asset}" is not a configured asset` };
+    if (item.symbol !== undefined && !this.marketsBySymbol.has(item.symbol)) return { ok: false, problem: `${where}.symbol "${item.symbol}" is not a market` };
+    return { ok: true, price: formatE18(scaled) };
   }
 
-  private applyPrice(item: PriceInput["prices"][number], atMicros: Micros) {
-    const price = formatDecimal(parseUnsigned(item.price, "price"));
+  private applyPrice(item: PriceInput["prices"][number], price: string, atMicros: Micros) {
     if (item.asset !== undefined) return this.risk.setIndexPrice(item.asset, price, atMicros);
     const market = this.marketsBySymbol.get(item.symbol!)!;
     if (market.kind === "perp") return this.risk.setOraclePrice(market.marketId, price, atMicros);
@@ -384,7 +392,7 @@ export class Exchange {
     const cadence = this.risk.summaryCadenceMicros;
     const tick = () => {
       const now = this.now();
-      for (const spec of this.marketSpecs()) {
+      for (const spec of this.specs) {
         const depth = this.engine.depth(spec.marketId, 100);
         if (!depth.ok) continue;
         const update = this.risk.setBook(spec.marketId, { bids: depth.bids, asks: depth.asks }, now);
