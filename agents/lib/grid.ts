@@ -7,9 +7,10 @@
  * minOrderQty. `MarketGrid` rounds a float to whole units in the direction
  * the caller asks for (a bid rounds down, an ask up, so that rounding never
  * makes a quote more aggressive), and formats the units exactly with the
- * project's decimal helpers (src/core/decimal.ts): no float reaches the wire.
+ * project's decimal helpers (src/core/decimal.ts): units times the step in
+ * 10^18 fixed point (bigint), no float reaches the wire.
  */
-import { formatDecimal, fromUnits } from "../../src/core/decimal.ts";
+import { formatE18, toE18 } from "../../src/core/decimal.ts";
 import type { AgentMarket } from "../../src/sim/agent.ts";
 
 export type Rounding = "down" | "up" | "nearest";
@@ -37,6 +38,9 @@ export class MarketGrid {
   readonly step: number;
   readonly minQty: number;
   readonly minLots: number;
+  /** tickSize and qtyStepSize in 10^18 fixed point: a price or quantity is units x step, exactly. */
+  private readonly tickE18: bigint;
+  private readonly stepE18: bigint;
 
   constructor(readonly market: AgentMarket) {
     this.symbol = market.symbol;
@@ -46,6 +50,8 @@ export class MarketGrid {
     this.step = Number(market.qtyStepSize);
     this.minQty = Number(market.minOrderQty);
     this.minLots = Math.max(1, roundUnits(this.minQty / this.step, "up"));
+    this.tickE18 = toE18(market.tickSize, "tickSize", { signed: false });
+    this.stepE18 = toE18(market.qtyStepSize, "qtyStepSize", { signed: false });
   }
 
   /** Whole ticks of `price`, at least one. */
@@ -55,7 +61,7 @@ export class MarketGrid {
 
   /** The wire text of `ticks` ticks. */
   formatTicks(ticks: number): string {
-    return formatDecimal(fromUnits(ticks, this.market.tickSize));
+    return formatE18(BigInt(ticks) * this.tickE18);
   }
 
   /** `price` on the tick grid (at least one tick), as wire text. */
@@ -71,7 +77,7 @@ export class MarketGrid {
 
   /** The wire text of `lots` lots. */
   formatLots(lots: number): string {
-    return formatDecimal(fromUnits(lots, this.market.qtyStepSize));
+    return formatE18(BigInt(lots) * this.stepE18);
   }
 
   /** `qty` rounded down to the step, or undefined when that is below minOrderQty. */
