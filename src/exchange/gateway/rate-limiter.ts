@@ -89,34 +89,44 @@ class WindowRing {
 
 export type RateCheck = { ok: true } | { ok: false; retryAfterMs: number; limit: number; bucket: RateBucket };
 
+/** One wallet's windows, one per bucket (created on its first accepted request). */
+interface WalletWindows {
+  order: WindowRing | undefined;
+  cancelAll: WindowRing | undefined;
+}
+
 export class RateLimiter {
-  private readonly windows = new Map<string, WindowRing>();
+  /** By lowercase wallet: one lookup per check, no key string built per request. */
+  private readonly windows = new Map<string, WalletWindows>();
 
   constructor(private readonly windowMicros: Micros = RATE_WINDOW_MICROS) {}
 
   /** Whether one more request of `bucket` fits for `wallet` at `now`. Changes no count. */
   check(wallet: string, bucket: RateBucket, limits: RateLimits, now: Micros): RateCheck {
     const limit = bucket === "order" ? limits.orderPerWindow : limits.cancelAllPerWindow;
-    const ring = this.windows.get(key(wallet, bucket));
+    const ring = this.windows.get(wallet.toLowerCase())?.[bucket];
     const used = ring === undefined ? 0 : ring.expire(now, this.windowMicros);
-    if (used < limit) return { ok: true };
+    if (used < limit) return ALLOWED;
     const waitMicros = ring!.oldest() + this.windowMicros - now;
     return { ok: false, retryAfterMs: Math.max(1, Math.ceil(waitMicros / MICROS_PER_MILLI)), limit, bucket };
   }
 
   /** Counts an accepted request. */
   record(wallet: string, bucket: RateBucket, limits: RateLimits, now: Micros): void {
-    const id = key(wallet, bucket);
-    let ring = this.windows.get(id);
+    const id = wallet.toLowerCase();
+    let windows = this.windows.get(id);
+    if (windows === undefined) {
+      windows = { order: undefined, cancelAll: undefined };
+      this.windows.set(id, windows);
+    }
+    let ring = windows[bucket];
     if (ring === undefined) {
       ring = new WindowRing(bucket === "order" ? limits.orderPerWindow : limits.cancelAllPerWindow);
-      this.windows.set(id, ring);
+      windows[bucket] = ring;
     }
     ring.expire(now, this.windowMicros);
     ring.add(now);
   }
 }
 
-function key(wallet: string, bucket: RateBucket): string {
-  return `${bucket}:${wallet.toLowerCase()}`;
-}
+const ALLOWED: RateCheck = Object.freeze({ ok: true });
