@@ -72,6 +72,7 @@ export class SimWorld implements ChannelSink {
   private timerAt = Infinity;
   private inputCount = 0;
   private outputCount = 0;
+  private timerStepCount = 0;
   /** Driven worlds hand inputs to their driver and leave the Exchange's timers to it. */
   private readonly driven: ((input: ExchangeInput) => ExchangeAnswer) | undefined;
 
@@ -98,6 +99,11 @@ export class SimWorld implements ChannelSink {
 
   get outputs(): number {
     return this.outputCount;
+  }
+
+  /** Steps where only the Exchange's own timers ran (blocks, summaries, expiries): one kernel event each. */
+  get timerSteps(): number {
+    return this.timerStepCount;
   }
 
   /**
@@ -207,6 +213,7 @@ export class SimWorld implements ChannelSink {
   private runTimers(): void {
     this.timerEvent = undefined;
     this.timerAt = Infinity;
+    this.timerStepCount++;
     const at = this.kernel.now();
     for (const listener of this.advanceListeners) listener(at);
     this.exchange.advanceTo(at);
