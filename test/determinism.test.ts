@@ -29,6 +29,13 @@ export const DETERMINISTIC_CORE = [
   "src/sim/run.ts",
   "src/sim/invariants.ts",
   "src/client",
+  "src/backtest/recording.ts",
+  "src/backtest/tape.ts",
+  "src/backtest/book.ts",
+  "src/backtest/queue.ts",
+  "src/backtest/strategy.ts",
+  "src/backtest/account.ts",
+  "src/backtest/replay.ts",
   "agents",
 ];
 

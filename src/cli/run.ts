@@ -10,14 +10,20 @@
  * (what `shadowbook fuzz` ran for the seed) and checks the invariants, as
  * the fuzzer does, so any fuzz failure reproduces with
  * `shadowbook run <scenario> --seed N --fuzz`.
+ *
+ * A scenario with `marketData` has a recorded market instead of agents: it
+ * runs the replay backtest (src/backtest/run.ts), `--seed` seeding its
+ * latencies, `--duration` bounding the replayed seconds, and `--out`
+ * writing fills.arrow and summary.json.
  */
 import { basename, join } from "node:path";
+import { formatReplaySummary, runReplayScenario, writeReplayOutputs, type ReplayRun } from "../backtest/run.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
 import { runScenario, type RunFigures } from "../sim/runner.ts";
-import type { SignatureMode } from "../sim/scenario.ts";
+import type { Scenario, SignatureMode } from "../sim/scenario.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
 
@@ -43,8 +49,9 @@ function parseDuration(value: string): number {
   return seconds;
 }
 
-export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures> {
+export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures | ReplayRun> {
   const loaded = await loadScenario(argument);
+  if (loaded.scenario.marketData !== undefined) return replayRunCommand(loaded.scenario, options);
   let scenario = loaded.scenario;
   const seed = options.seed === undefined ? scenario.seed : parseSeed(options.seed);
   if (options.fuzz === true) {
@@ -81,4 +88,19 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   }
   if (written !== undefined) console.log(`wrote ${written.files.length + 1} files to ${options.out}: ${[...written.files.map((file) => basename(file)), "inputs.arrow"].join(", ")}`);
   return figures;
+}
+
+/** A scenario whose market is a recording: the replay backtest (src/backtest/run.ts). */
+function replayRunCommand(scenario: Scenario, options: RunCommandOptions): ReplayRun {
+  const run = runReplayScenario(scenario, {
+    ...(options.seed === undefined ? {} : { seed: parseSeed(options.seed) }),
+    ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),
+  });
+  console.log(`shadowbook run ${scenario.name} (seed ${run.result.seed}, replay of recorded market data)`);
+  console.log(formatReplaySummary(run));
+  if (options.out !== undefined) {
+    const files = writeReplayOutputs(options.out, run);
+    console.log(`wrote ${files.length} files to ${options.out}: ${files.map((file) => basename(file)).join(", ")}`);
+  }
+  return run;
 }

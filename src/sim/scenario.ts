@@ -104,6 +104,52 @@ export interface FuzzSettings {
   apply(scenario: Scenario, parameters: FuzzParameters): Scenario;
 }
 
+/**
+ * How a replay backtest splits a level's decrease that no trade explains
+ * (a cancel) between the queue ahead of an own order and behind it: as
+ * hftbacktest's PowerProbQueueFunc (f(x) = x^n) and LogProbQueueFunc
+ * (f(x) = ln(1 + x)), the share ahead being f(ahead) / (f(ahead) + f(behind)),
+ * or a function of the lots ahead and behind giving the probability that
+ * the cancel was ahead.
+ */
+export type QueueSplit =
+  | { readonly fn: "power"; readonly n: number }
+  | { readonly fn: "log" }
+  | { readonly fn: "custom"; readonly probabilityAhead: (aheadLots: number, behindLots: number) => number };
+
+/** The queue-position model of a replay backtest (src/backtest/queue.ts). */
+export type QueueSettings = { readonly model: "riskAverse" } | { readonly model: "probabilistic"; readonly split: QueueSplit };
+
+/** A replay strategy program (src/backtest/strategy.ts, defineReplayStrategy); its type is erased here. */
+export interface ReplayStrategyRef {
+  readonly kind: "replay-strategy";
+  readonly name: string;
+}
+
+/**
+ * A recorded market instead of simulated agents: `shadowbook run` replays
+ * the recording's depth and executions (src/backtest) and runs one
+ * strategy against it, its orders waiting in the replayed queues.
+ */
+export interface MarketDataSettings {
+  /** An md-recording/1 file: a path relative to data/, or absolute. */
+  readonly recording: string;
+  /** Symbols to replay (default: every market the recording holds depth or executions of). */
+  readonly markets?: readonly string[];
+  /** Default: riskAverse. */
+  readonly queue?: QueueSettings;
+  /** Own taker fills remove the liquidity they took until the next snapshot (default false: the replayed book follows the recording). */
+  readonly impact?: boolean;
+  /** Where a trade moves the queues: at its match time (default) or when its execution frame was received. */
+  readonly tradeTiming?: "match" | "publication";
+  readonly strategy: ReplayStrategyRef;
+  readonly params?: Readonly<Record<string, unknown>>;
+  /** The strategy's latencies (default: DEFAULT_AGENT_LATENCY). */
+  readonly latency?: Partial<AgentLatency>;
+  /** Fee rates on notional, decimal strings, negative for a rebate (default: maker "0", taker "0.0004", fee tier 1). */
+  readonly fees?: { readonly makerRate: string; readonly takerRate: string };
+}
+
 export interface Scenario {
   readonly name: string;
   readonly description: string;
@@ -129,6 +175,8 @@ export interface Scenario {
   readonly chain?: Partial<ChainConfig>;
   readonly gateway?: Partial<Omit<GatewayConfig, "verifySignatures">>;
   readonly fuzz?: FuzzSettings;
+  /** A recorded market instead of simulated agents (then `agents` and `prices` are empty). */
+  readonly marketData?: MarketDataSettings;
 }
 
 export const DEFAULT_START_MS = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -175,4 +223,35 @@ export function checkScenario(scenario: Scenario): void {
   scenario.timeline?.forEach((entry, index) => {
     if (!(entry.atSeconds >= 0)) fail(`timeline[${index}].atSeconds "${entry.atSeconds}" must be >= 0`);
   });
+  if (scenario.marketData !== undefined) checkMarketData(scenario, fail);
+}
+
+const RATE_PATTERN = /^-?\d+(\.\d+)?$/;
+
+function checkMarketData(scenario: Scenario, fail: (message: string) => never): void {
+  const data = scenario.marketData!;
+  if (typeof data.recording !== "string" || data.recording.length === 0) fail(`marketData.recording must name a recording file`);
+  if (scenario.agents.length > 0) fail(`marketData and agents exclude each other: agents must be empty when the market is a recording`);
+  if (scenario.prices.length > 0) fail(`marketData and prices exclude each other: prices must be empty when the market is a recording`);
+  data.markets?.forEach((symbol, index) => {
+    if (typeof symbol !== "string" || !/^[A-Za-z0-9]+$/.test(symbol)) fail(`marketData.markets[${index}] "${symbol}" must be a symbol (letters and digits)`);
+    if (data.markets!.indexOf(symbol) !== index) fail(`marketData.markets[${index}] "${symbol}" is listed twice`);
+  });
+  const queue = data.queue;
+  if (queue !== undefined) {
+    if (queue.model !== "riskAverse" && queue.model !== "probabilistic") fail(`marketData.queue.model "${(queue as { model: unknown }).model}" must be riskAverse or probabilistic`);
+    if (queue.model === "probabilistic") {
+      const split = queue.split as { fn?: unknown; n?: unknown; probabilityAhead?: unknown } | undefined;
+      if (split === undefined || (split.fn !== "power" && split.fn !== "log" && split.fn !== "custom")) fail(`marketData.queue.split.fn "${split?.fn}" must be power, log or custom`);
+      if (split!.fn === "power" && !(typeof split!.n === "number" && Number.isFinite(split!.n) && split!.n > 0)) fail(`marketData.queue.split.n "${split!.n}" must be a number greater than 0`);
+      if (split!.fn === "custom" && typeof split!.probabilityAhead !== "function") fail(`marketData.queue.split.probabilityAhead must be a function (aheadLots, behindLots) => probability`);
+    }
+  }
+  if (data.impact !== undefined && typeof data.impact !== "boolean") fail(`marketData.impact "${data.impact}" must be true or false`);
+  if (data.tradeTiming !== undefined && data.tradeTiming !== "match" && data.tradeTiming !== "publication") fail(`marketData.tradeTiming "${data.tradeTiming}" must be match or publication`);
+  if (data.strategy?.kind !== "replay-strategy") fail(`marketData.strategy must be a replay strategy (defineReplayStrategy)`);
+  for (const name of ["makerRate", "takerRate"] as const) {
+    const rate = data.fees?.[name];
+    if (data.fees !== undefined && (typeof rate !== "string" || !RATE_PATTERN.test(rate) || !(Math.abs(Number(rate)) < 1))) fail(`marketData.fees.${name} "${rate}" must be a decimal string between -1 and 1 (negative: a rebate)`);
+  }
 }

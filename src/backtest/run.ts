@@ -1,0 +1,200 @@
+/**
+ * Running a replay scenario (`shadowbook run` of a scenario with
+ * `marketData`): reads the recording (src/record/md-recording.ts), decodes
+ * it into tapes once, runs the replay, and reports the decode and replay
+ * wall times apart (the replay rate excludes JSON decoding). A driver: it
+ * reads files and clocks; the replay itself (replay.ts) does neither.
+ *
+ * Market grids (tickSize, qtyStepSize) come from the scenario's `markets`,
+ * else the built-in markets (DEFAULT_MARKETS); a symbol in neither gets its
+ * grid inferred from the recording's decimals.
+ *
+ * `--out DIR` writes fills.arrow (one row per own fill) and summary.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { Dec, fromUnits } from "../core/decimal.ts";
+import { microsToMillis } from "../core/time.ts";
+import { DEFAULT_MARKETS } from "../exchange/config.ts";
+import type { RiskConfigInput } from "../risk/config.ts";
+import { ColumnTable, DictColumn, F64Column, I64Column, TimeColumn } from "../record/columns.ts";
+import { readMdRecording } from "../record/md-recording.ts";
+import type { Scenario } from "../sim/scenario.ts";
+import type { FillRecord } from "./account.ts";
+import { queueModel } from "./queue.ts";
+import type { MdRecordingLike } from "./recording.ts";
+import { runReplay, type ReplayResult } from "./replay.ts";
+import { asReplayStrategy } from "./strategy.ts";
+import { decodeRecording, type DecodedRecording, type MarketGrid } from "./tape.ts";
+
+/** Where recordings named by a scenario are looked for. */
+export const DATA_DIR = resolve(import.meta.dirname, "..", "..", "data");
+
+export interface ReplayRunOptions {
+  /** Root seed of the latency draws and the strategy's stream (default: the scenario's). */
+  readonly seed?: number;
+  /** Replayed seconds from the recording's first row (default: the scenario's durationSeconds). */
+  readonly durationSeconds?: number;
+  /** A recording already read (tests, benchmarks); default: the scenario's file. */
+  readonly recording?: MdRecordingLike;
+}
+
+export interface ReplayRun {
+  readonly scenario: string;
+  readonly recording: string;
+  readonly result: ReplayResult;
+  readonly decoded: DecodedRecording;
+  readonly decodeSeconds: number;
+  readonly replaySeconds: number;
+  /** Recorded events replayed per second of replay wall time. */
+  readonly eventsPerSecond: number;
+  readonly tradeTiming: "match" | "publication";
+}
+
+/** The grids of a market configuration (perp and spot). */
+export function gridsOf(markets: RiskConfigInput = DEFAULT_MARKETS): MarketGrid[] {
+  return [...markets.perpMarkets, ...markets.spotMarkets].map((market) => ({ symbol: market.symbol, tickSize: market.tickSize, qtyStepSize: market.qtyStepSize }));
+}
+
+export function recordingPath(file: string): string {
+  return isAbsolute(file) ? file : join(DATA_DIR, file);
+}
+
+const seconds = (startNs: bigint): number => Number(process.hrtime.bigint() - startNs) / 1e9;
+
+/** Decodes and replays a scenario's recording with its strategy and models. */
+export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions = {}): ReplayRun {
+  const data = scenario.marketData;
+  if (data === undefined) throw new Error(`scenario "${scenario.name}" has no marketData: it runs simulated agents, not a replay`);
+  const strategy = asReplayStrategy(data.strategy);
+  const recording = options.recording ?? readMdRecording(recordingPath(data.recording));
+  const tradeTiming = data.tradeTiming ?? "match";
+  const decodeStart = process.hrtime.bigint();
+  const decoded = decodeRecording(recording, {
+    grids: gridsOf(scenario.markets),
+    tradeTiming,
+    ...(data.markets === undefined ? {} : { markets: data.markets }),
+  });
+  const decodeSeconds = seconds(decodeStart);
+  const durationSeconds = options.durationSeconds ?? scenario.durationSeconds;
+  const replayStart = process.hrtime.bigint();
+  const result = runReplay(decoded, {
+    seed: options.seed ?? scenario.seed,
+    queue: queueModel(data.queue),
+    strategy,
+    ...(data.params === undefined ? {} : { params: data.params }),
+    ...(data.latency === undefined ? {} : { latency: data.latency }),
+    ...(data.fees === undefined ? {} : { fees: data.fees }),
+    impact: data.impact ?? false,
+    untilMicros: decoded.startMicros + Math.round(durationSeconds * 1e6),
+  });
+  const replaySeconds = seconds(replayStart);
+  return {
+    scenario: scenario.name,
+    recording: data.recording,
+    result,
+    decoded,
+    decodeSeconds,
+    replaySeconds,
+    eventsPerSecond: replaySeconds > 0 ? result.events / replaySeconds : 0,
+    tradeTiming,
+  };
+}
+
+const money = (text: string, digits = 2): string => {
+  const value = Number(text);
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+};
+const count = (value: number): string => value.toLocaleString("en-US");
+
+/** The terminal summary of a replay run. */
+export function formatReplaySummary(run: ReplayRun): string {
+  const { result, decoded } = run;
+  const spanSeconds = (result.endMicros - result.startMicros) / 1e6;
+  const lines = [
+    `  recording   ${run.recording}: ${decoded.tapes.map((tape) => tape.symbol).join(", ")}; ${count(result.events)} events (${count(decoded.frames)} frames), ${spanSeconds.toFixed(1)} s replayed`,
+    `  queue       ${result.queueModel}, impact ${result.impact ? "on" : "off"}, trades at ${run.tradeTiming === "match" ? "match time" : "publication"}`,
+    `  strategy    ${result.strategy}: ${count(result.counts.orders)} orders, ${count(result.counts.cancels)} cancels (${count(result.counts.cancelsTooLate)} too late), ${count(result.counts.rejected)} rejected`,
+    "",
+    `  ${"market".padEnd(13)} ${"fills".padStart(6)} ${"maker".padStart(6)} ${"taker".padStart(6)} ${"volume".padStart(14)} ${"fees".padStart(10)} ${"position".padStart(10)} ${"realized".padStart(11)} ${"unrealized".padStart(11)} ${"pnl".padStart(11)}`,
+  ];
+  for (const market of result.markets) {
+    lines.push(
+      `  ${market.symbol.padEnd(13)} ${count(market.fills).padStart(6)} ${count(market.makerFills).padStart(6)} ${count(market.takerFills).padStart(6)} ${money(market.volume).padStart(14)} ${money(market.fees).padStart(10)} ${market.position.padStart(10)} ${money(market.realizedPnl).padStart(11)} ${money(market.unrealizedPnl).padStart(11)} ${money(market.pnl).padStart(11)}`,
+    );
+  }
+  const total = result.total;
+  lines.push(
+    `  ${"total".padEnd(13)} ${count(total.fills).padStart(6)} ${"".padStart(6)} ${"".padStart(6)} ${money(total.volume).padStart(14)} ${money(total.fees).padStart(10)} ${"".padStart(10)} ${money(total.realizedPnl).padStart(11)} ${money(total.unrealizedPnl).padStart(11)} ${money(total.pnl).padStart(11)}`,
+    "",
+    `  decode ${run.decodeSeconds.toFixed(2)} s; replay ${run.replaySeconds.toFixed(3)} s: ${count(Math.round(run.eventsPerSecond))} events/s`,
+  );
+  return lines.join("\n");
+}
+
+/** The summary.json object of a replay run (the fills go to fills.arrow). */
+export function replaySummaryJson(run: ReplayRun): Record<string, unknown> {
+  const { fills: _fills, ...result } = run.result;
+  return {
+    kind: "replay",
+    scenario: run.scenario,
+    recording: run.recording,
+    tradeTiming: run.tradeTiming,
+    ...result,
+    decodeSeconds: run.decodeSeconds,
+    replaySeconds: run.replaySeconds,
+    eventsPerSecond: Math.round(run.eventsPerSecond),
+    frames: run.decoded.frames,
+    skippedRows: run.decoded.skipped,
+    gaps: run.decoded.gaps,
+    grids: run.decoded.tapes.map((tape) => ({ symbol: tape.symbol, tickSize: tape.tickSize, qtyStepSize: tape.qtyStepSize, inferred: tape.inferredGrid })),
+  };
+}
+
+/** The fills as an Arrow IPC file: one row per own fill, in exchange-time order. */
+export function fillsTable(fills: readonly FillRecord[], markets: readonly MarketGrid[]): ColumnTable {
+  const grids = new Map(markets.map((market) => [market.symbol, { tick: new Dec(market.tickSize), step: new Dec(market.qtyStepSize) }]));
+  const symbols = markets.map((market) => market.symbol);
+  const time = new TimeColumn("time");
+  const atMicros = new I64Column("atMicros");
+  const fillId = new I64Column("fillId");
+  const orderId = new I64Column("orderId");
+  const symbol = new DictColumn("symbol", symbols);
+  const side = new DictColumn("side", ["B", "A"]);
+  const liquidity = new DictColumn("liquidity", ["maker", "taker"]);
+  const price = new F64Column("price");
+  const qty = new F64Column("qty");
+  const priceTicks = new I64Column("priceTicks");
+  const qtyLots = new I64Column("qtyLots");
+  const fee = new F64Column("fee");
+  const positionLots = new I64Column("positionLots");
+  const table = new ColumnTable("fills", [time, atMicros, fillId, orderId, symbol, side, liquidity, price, qty, priceTicks, qtyLots, fee, positionLots], undefined, new Map([["shadowbook.table", "replay-fills"]]));
+  for (const fill of fills) {
+    time.push(microsToMillis(fill.atMicros));
+    atMicros.push(fill.atMicros);
+    fillId.push(fill.fillId);
+    orderId.push(fill.orderId);
+    symbol.push(fill.symbol);
+    side.push(fill.side);
+    liquidity.push(fill.maker ? "maker" : "taker");
+    const grid = grids.get(fill.symbol)!;
+    price.push(fromUnits(fill.priceTicks, grid.tick).toNumber());
+    qty.push(fromUnits(fill.qtyLots, grid.step).toNumber());
+    priceTicks.push(fill.priceTicks);
+    qtyLots.push(fill.qtyLots);
+    fee.push(fill.fee);
+    positionLots.push(fill.positionLots);
+    table.endRow();
+  }
+  return table;
+}
+
+/** Writes fills.arrow and summary.json into `dir`; returns the paths. */
+export function writeReplayOutputs(dir: string, run: ReplayRun): string[] {
+  mkdirSync(dir, { recursive: true });
+  const fillsPath = join(dir, "fills.arrow");
+  const summaryPath = join(dir, "summary.json");
+  writeFileSync(fillsPath, fillsTable(run.result.fills, run.decoded.tapes).toIPC());
+  writeFileSync(summaryPath, `${JSON.stringify(replaySummaryJson(run), null, 2)}\n`);
+  return [fillsPath, summaryPath];
+}
