@@ -13,6 +13,8 @@
  *   the file's bytes over that time.
  * - `recorderPath`: the same rows as `shadowbook record` handles a frame:
  *   scanEnvelope (type, channel, timestamp from the bytes), then append.
+ * - `diskFloor`: the same number of bytes written raw (16 MB writeSync
+ *   calls): how much of `seconds` the file system alone takes here.
  * - `peer`: the same rows, columns and batch size through apache-arrow's
  *   builder API (`makeBuilder` per column, one `append` per value, `flush`
  *   per batch) and `tableToIPC(..., "stream")` per batch, each written to
@@ -140,6 +142,8 @@ interface Timing {
 function measure(path: string, run: (path: string) => void): Timing {
   let best: Timing | undefined;
   for (let i = 0; i < RUNS; i++) {
+    // Truncating the last run's file (hundreds of MB of page cache) would be timed with the run: remove it first.
+    rmSync(path, { force: true });
     const cpu = process.cpuUsage();
     const started = performance.now();
     run(path);
@@ -150,6 +154,17 @@ function measure(path: string, run: (path: string) => void): Timing {
     best = best === undefined ? { seconds, cpuSeconds, fileBytes } : { seconds: Math.min(best.seconds, seconds), cpuSeconds: Math.min(best.cpuSeconds, cpuSeconds), fileBytes };
   }
   return best!;
+}
+
+/** The disk's floor: the same number of bytes written in 16 MB writeSync calls, no Arrow, no rows. */
+function rawWrite(path: string, bytes: number): void {
+  const block = new Uint8Array(16 * 1024 * 1024).fill(0x7b);
+  const fd = openSync(path, "w");
+  try {
+    for (let left = bytes; left > 0; left -= block.length) writeSync(fd, block, 0, Math.min(block.length, left));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const figures = (timing: Timing) => ({
@@ -172,6 +187,7 @@ try {
   const verified = check.length === ROWS && check.channel(ROWS - 1) === last.channel && check.frameText(ROWS - 1) === Buffer.from(last.bytes).toString("utf8");
   const recorder = measure(path, (file) => recorderPath(file, frames));
   const peer = measure(path, (file) => builderPeer(file, frames));
+  const floor = measure(path, (file) => rawWrite(file, ours.fileBytes));
   rmSync(path, { force: true });
   console.log(
     JSON.stringify({
@@ -189,6 +205,7 @@ try {
       recorderPath: figures(recorder),
       peer: { method: "apache-arrow makeBuilder + tableToIPC per 65,536-row batch", ...figures(peer), fileMB: Number((peer.fileBytes / 1e6).toFixed(1)) },
       ratio: Number(((ROWS / ours.seconds) / (ROWS / peer.seconds)).toFixed(2)),
+      diskFloor: { method: "the same bytes in 16 MB writeSync calls", seconds: Number(floor.seconds.toFixed(3)), MBPerSec: Number((floor.fileBytes / 1e6 / floor.seconds).toFixed(1)) },
       cpuRatio: Number((peer.cpuSeconds / ours.cpuSeconds).toFixed(2)),
       loadAverage: Number(loadavg()[0]!.toFixed(1)),
     }),
