@@ -123,7 +123,8 @@ function splitTime(atMicros: number): void {
   const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
   splitAtMicros = atMicros;
   splitSec = seconds;
-  splitMicros = atMicros - seconds * MICROS_PER_SECOND;
+  // `| 0`: the part is below 10^6, and an int32 keeps it a small integer (a plain double difference would box it in every order).
+  splitMicros = (atMicros - seconds * MICROS_PER_SECOND) | 0;
 }
 
 /** The fields few orders use. */
@@ -314,7 +315,7 @@ export class Order {
   set lastUpdateAtMicros(atMicros: number) {
     const seconds = Math.floor(atMicros / MICROS_PER_SECOND);
     this.updatedSec = seconds;
-    this.updatedMicros = atMicros - seconds * MICROS_PER_SECOND;
+    this.updatedMicros = (atMicros - seconds * MICROS_PER_SECOND) | 0;
   }
 
   /** lastUpdateAtMicros from its two halves (the engine splits the command's time once). */
