@@ -10,22 +10,12 @@
  * `error`, or `gap` (the recorder lost frames; the next snapshot restores
  * the book).
  */
+import type { MdRecording, MdRowKind } from "../record/md-recording.ts";
 
-export type MdRowKind = "subscribed" | "data" | "error" | "gap";
+export type { MdRowKind };
 
 /** The reader API of md-recording/1 (structural: the Arrow reader and `memoryRecording` both fit). */
-export interface MdRecordingLike {
-  readonly source: string;
-  readonly channels: readonly string[];
-  readonly startMicros: number;
-  readonly length: number;
-  recvMicros(i: number): number;
-  kind(i: number): MdRowKind;
-  channel(i: number): string | null;
-  timestampMs(i: number): number | null;
-  frame(i: number): Uint8Array | null;
-  frameText(i: number): string | null;
-}
+export type MdRecordingLike = MdRecording;
 
 /** One row of an in-memory recording: when it was received, and the frame object as sent. */
 export interface MemoryRow {

@@ -39,6 +39,7 @@ import { configFromJson } from "../record/input-log.ts";
 import { readInputLog, replayInputLog, type InputLog } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
+import { stopOnSignals } from "./shutdown.ts";
 
 export interface ReplayCommandOptions {
   until?: string;
@@ -140,21 +141,7 @@ async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock
   console.log(`  admin         ${admin}`);
   console.log("  the run's agents do not come back: their orders rest and their accounts keep their positions; your client is the only trader");
   for (const line of await accountLines(log, exchange)) console.log(line);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: draining connections (readiness now 503)`);
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error instanceof Error ? error.message : String(error));
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  stopOnSignals(running);
   return running;
 }
 

@@ -23,6 +23,7 @@ import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
 import { signingConfig } from "../signing/domain.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
+import { stopOnSignals } from "./shutdown.ts";
 
 export interface ServeOptions {
   port: string;
@@ -121,19 +122,5 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   console.log(`  streaming     ${stream}`);
   console.log(`  order entry   ${exec}`);
   if (log !== undefined) console.log(`  recording to  ${log.path} (${durabilityNote(log)})`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: draining connections (readiness now 503)`);
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error instanceof Error ? error.message : String(error));
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  stopOnSignals(running);
 }
