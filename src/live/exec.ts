@@ -33,6 +33,7 @@
  */
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import { parseExecFrame } from "./exec-framing.ts";
@@ -304,12 +305,24 @@ class ExecQueue {
       const input = { kind: "request", op: type, body: payload } as const;
       const answer = this.context.driver.handle(input, recovery);
       if (answer.responseDropped === true) return { connection, id, frame: undefined };
-      return { connection, id, frame: JSON.stringify(answer.ok ? { type, id, ok: true, payload: answer.payload } : { type, id, ok: false, error: answer.error }) };
+      return { connection, id, frame: answerFrame(type, id, answer) };
     } catch (error) {
       if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
       return { connection, id, frame: JSON.stringify({ type: "error", id, error: { error: "INTERNAL", message: "internal failure handling the frame" } }) };
     }
   }
+}
+
+/**
+ * The answer frame's text, the bytes `JSON.stringify({type, id, ok, payload | error})`
+ * gives, without building that wrapper object: `type` is one of the five
+ * operation names (plain ASCII, nothing to escape); `id` and the body are
+ * stringified as they are.
+ */
+export function answerFrame(type: OrderEntryOperation, id: string, answer: ExchangeAnswer): string {
+  return answer.ok
+    ? `{"type":"${type}","id":${JSON.stringify(id)},"ok":true,"payload":${JSON.stringify(answer.payload)}}`
+    : `{"type":"${type}","id":${JSON.stringify(id)},"ok":false,"error":${JSON.stringify(answer.error)}}`;
 }
 
 /** A request's answer frame, waiting to be written (undefined: dropped by the dropResponses fault). */

@@ -63,8 +63,16 @@ const TWO_256 = 1n << 256n;
 
 const DOMAIN_TYPE = "EIP712Domain(string name,string version,address verifyingContract)";
 
+const SAFE_LIMIT = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Writes 0 <= value < 2^256 as one big-endian word at `offset`. */
 function putWord(buf: Buffer, offset: number, value: bigint): void {
+  if (value <= SAFE_LIMIT) {
+    // Most fields (ids, counts, seconds, nonces from microsecond clocks) are small: plain byte stores,
+    // no Buffer.fill or writeBigUInt64BE call. Exact: value < 2^53 is a safe integer.
+    putSafeWord(buf, offset, Number(value));
+    return;
+  }
   if (value < LIMIT_64) {
     buf.fill(0, offset, offset + 24);
     buf.writeBigUInt64BE(value, offset + 24);
@@ -74,6 +82,22 @@ function putWord(buf: Buffer, offset: number, value: bigint): void {
   buf.writeBigUInt64BE((value >> 128n) & MASK_64, offset + 8);
   buf.writeBigUInt64BE((value >> 64n) & MASK_64, offset + 16);
   buf.writeBigUInt64BE(value & MASK_64, offset + 24);
+}
+
+/** Writes a safe integer 0 <= n < 2^53 as one big-endian word at `offset`. */
+function putSafeWord(buf: Buffer, offset: number, n: number): void {
+  const end = offset + 24;
+  for (let i = offset; i < end; i++) buf[i] = 0;
+  let low = n % 0x1_0000_0000;
+  let high = (n - low) / 0x1_0000_0000;
+  for (let i = offset + 31; i >= offset + 28; i--) {
+    buf[i] = low & 0xff;
+    low >>>= 8;
+  }
+  for (let i = offset + 27; i >= end; i--) {
+    buf[i] = high & 0xff;
+    high >>>= 8;
+  }
 }
 
 function putUint(buf: Buffer, word: number, value: bigint, max: bigint, bits: number, field: string): void {
@@ -87,9 +111,7 @@ function putUint8(buf: Buffer, word: number, value: number, field: string): void
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 255) {
     throw new MessageFieldError(field, `${field} ${String(value)} is not a uint8`);
   }
-  const offset = word * WORD;
-  buf.fill(0, offset, offset + 31);
-  buf[offset + 31] = value;
+  putSafeWord(buf, word * WORD, value);
 }
 
 function putInt256(buf: Buffer, word: number, value: bigint, field: string): void {
@@ -101,9 +123,7 @@ function putInt256(buf: Buffer, word: number, value: bigint, field: string): voi
 
 function putBool(buf: Buffer, word: number, value: boolean, field: string): void {
   if (typeof value !== "boolean") throw new MessageFieldError(field, `${field} ${String(value)} is not a bool`);
-  const offset = word * WORD;
-  buf.fill(0, offset, offset + 31);
-  buf[offset + 31] = value ? 1 : 0;
+  putSafeWord(buf, word * WORD, value ? 1 : 0);
 }
 
 function putAddress(buf: Buffer, word: number, value: string, field: string): void {

@@ -87,6 +87,8 @@ interface PhaseFigures {
   p999Ms: number;
   rejections: Record<string, number>;
   warmupRejections: Record<string, number>;
+  /** The generator's own CPU time over the measured slice, in ms. */
+  cpuMs: number;
 }
 
 /** Generator to parent. */
@@ -301,11 +303,13 @@ async function runPhase(url: string, frames: readonly string[][], onMeasure?: (a
     const tally: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
     const rtts = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
     onMeasure?.("start");
+    const cpuAtStart = process.cpuUsage();
     const startMs = nowMs();
     const stopAtMs = startMs + PHASE_BUDGET_MS;
     const results = await Promise.all(
       sockets.map((socket, c) => drive(socket, frames[c]!, WARMUP_PER_CONNECTION, frames[c]!.length, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)),
     );
+    const cpu = process.cpuUsage(cpuAtStart);
     onMeasure?.("end");
     const endMs = Math.max(...results.map((r) => r.lastAnswerMs));
     const answered = results.reduce((sum, r) => sum + r.answered, 0);
@@ -330,6 +334,7 @@ async function runPhase(url: string, frames: readonly string[][], onMeasure?: (a
       p999Ms: percentile(sorted, 0.999),
       rejections: Object.fromEntries(tally.rejections),
       warmupRejections: Object.fromEntries(warm.rejections),
+      cpuMs: (cpu.user + cpu.system) / 1000,
     };
   } finally {
     for (const socket of sockets) socket.terminate();
@@ -511,6 +516,7 @@ async function parent(): Promise<void> {
     let cpuAtStart: NodeJS.CpuUsage | undefined;
     let mainAtStart: number | undefined;
     let serverCpuMs = 0;
+    let serverSysCpuMs = 0;
     let mainCpuMs: number | undefined;
     child.on("message", (message: MeasureMessage | ResultMessage) => {
       if (message.kind !== "measure") return;
@@ -520,6 +526,7 @@ async function parent(): Promise<void> {
       } else if (cpuAtStart !== undefined) {
         const used = process.cpuUsage(cpuAtStart);
         serverCpuMs = (used.user + used.system) / 1000;
+        serverSysCpuMs = used.system / 1000;
         const mainNow = mainThreadCpuMs();
         if (mainNow !== undefined && mainAtStart !== undefined) mainCpuMs = mainNow - mainAtStart;
       }
@@ -554,7 +561,11 @@ async function parent(): Promise<void> {
         },
         ratioP99: round(live.p99Ms / floor.p99Ms, 1),
         serverCpuUsPerRequest: live.requests > 0 ? Math.round((serverCpuMs * 1000) / live.requests) : 0,
+        // The kernel's part of it (socket reads and writes, wake-ups): what batching writes can cut.
+        serverSysCpuUsPerRequest: live.requests > 0 ? Math.round((serverSysCpuMs * 1000) / live.requests) : 0,
         ...(mainCpuMs === undefined || live.requests === 0 ? {} : { mainThreadCpuUsPerRequest: Math.round((mainCpuMs * 1000) / live.requests) }),
+        // The load generator's share of the same two cores.
+        generatorCpuUsPerRequest: live.requests > 0 ? Math.round((live.cpuMs * 1000) / live.requests) : 0,
         target: TARGET,
       }),
     );
