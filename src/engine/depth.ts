@@ -8,8 +8,9 @@
  *   leaves the top 100 is sent with qty 0 even if orders still rest there,
  *   a level that enters is sent with its full quantity, and a change below
  *   the boundary sends nothing. A level change is noted as it happens (one
- *   comparison with the published boundary), and the top 100 of a side is
- *   walked only when a change touched it.
+ *   comparison with the published boundary, and its price kept when it may
+ *   reach into the view); `update()` then looks only at the noted prices and
+ *   at the levels crossing the boundary, so it costs O(changes), not O(100).
  *
  * Bids are listed best (highest) first, asks best (lowest) first.
  */
@@ -44,26 +45,125 @@ function topLevels(side: BookSide, limit: number): DepthLevel[] {
   return levels;
 }
 
-/** What subscribers hold of one side. */
+/**
+ * Changed prices a side remembers between two publications before it gives
+ * up and walks its whole top instead (the walk is then the cheaper way).
+ */
+export const DEPTH_DIRTY_LIMIT = 32;
+
+/**
+ * What subscribers hold of one side, and the prices changed since.
+ *
+ * A publication compares the book with `levels` at the changed prices only,
+ * plus the levels crossing the boundary: with B the old boundary and N the
+ * new view's count (its boundary is the level N - 1 places below the best),
+ *
+ * - a level the view held but no longer holds, untouched, was pushed out by
+ *   better levels: it now lies at depth >= N and at or above B, found by
+ *   walking down from depth N while the price is at or above B;
+ * - a level the view holds but did not hold, untouched, entered from below:
+ *   the old view was full, and it lies at depth < N and strictly below B,
+ *   found by walking up from depth N - 1 while the price is below B;
+ * - any other level whose quantity differs was touched, hence noted (a
+ *   touched level strictly below a full view's boundary is not noted: it was
+ *   not held, so it differs only if it entered, which the walk up finds).
+ *
+ * A price may come up more than once (noted twice, or noted and walked);
+ * `levels` is updated as each difference is found, so the repeat finds none.
+ * Each walk passes only levels that were held or were created since (and so
+ * noted), plus the one that stops it: a publication costs O(noted prices +
+ * levels crossing the boundary), not O(size). Past `dirtyLimit` noted prices
+ * the side walks its whole top instead, as it does for its first publication.
+ */
 class PublishedSide {
   /** priceTicks -> qtyLots of the published levels. */
   readonly levels = new Map<number, number>();
-  /** The worst published price (the boundary), meaningful when the view is full. */
+  /** The worst published price (the boundary); 0 when nothing is published. */
   boundaryTicks = 0;
-  dirty = false;
+  /** Changed prices that may reach into the view, in order of change (repeats possible). */
+  private readonly dirtyTicks: number[] = [];
+  /** Too many changes were noted: the next publication walks the whole top. */
+  private overflow = true;
 
-  constructor(readonly side: BookSide, private readonly size: number) {}
+  constructor(
+    readonly side: BookSide,
+    private readonly size: number,
+    private readonly dirtyLimit: number,
+  ) {}
 
-  /** A level changed at `priceTicks`: does it reach into the published view? */
+  /** A level changed at `priceTicks`: remember it if it may reach into the published view. */
   note(priceTicks: number): void {
-    if (this.dirty) return;
-    if (this.levels.size < this.size || !this.side.isBetter(this.boundaryTicks, priceTicks)) this.dirty = true;
+    if (this.overflow) return;
+    if (this.levels.size < this.size || !this.side.isBetter(this.boundaryTicks, priceTicks)) {
+      const dirty = this.dirtyTicks;
+      if (dirty.length > 0 && dirty[dirty.length - 1] === priceTicks) return;
+      if (dirty.length < this.dirtyLimit) {
+        dirty.push(priceTicks);
+      } else {
+        this.overflow = true;
+        dirty.length = 0;
+      }
+    }
   }
 
-  /** The changed levels since the last publication (best first, then the removed), and publishes them. */
+  /** The changed levels since the last publication (best first), and publishes them. */
   publish(): DepthLevel[] {
-    if (!this.dirty) return [];
-    this.dirty = false;
+    if (this.overflow) {
+      this.overflow = false;
+      this.dirtyTicks.length = 0;
+      return this.publishAll();
+    }
+    if (this.dirtyTicks.length === 0) return [];
+    const changes = this.publishDirty();
+    if (changes.length > 1) changes.sort((a, b) => (this.side.isBetter(a.priceTicks, b.priceTicks) ? -1 : 1));
+    return changes;
+  }
+
+  /** publish() from the noted prices and the levels crossing the boundary. */
+  private publishDirty(): DepthLevel[] {
+    const { side, levels } = this;
+    const oldCount = levels.size;
+    const oldBoundaryTicks = this.boundaryTicks;
+    const newCount = Math.min(this.size, side.levelCount);
+    const newBoundaryTicks = newCount > 0 ? side.levelFromBest(newCount - 1)!.priceTicks : 0;
+    const changes: DepthLevel[] = [];
+    for (const priceTicks of this.dirtyTicks) {
+      const level = side.levelAt(priceTicks);
+      const inView = level !== undefined && newCount > 0 && !side.isBetter(newBoundaryTicks, priceTicks);
+      this.settle(priceTicks, inView ? level.totalLots : 0, changes);
+    }
+    this.dirtyTicks.length = 0;
+    if (oldCount > 0) {
+      // Pushed out: below the new boundary, at or above the old one.
+      for (let depth = newCount; ; depth++) {
+        const level = side.levelFromBest(depth);
+        if (level === undefined || side.isBetter(oldBoundaryTicks, level.priceTicks)) break;
+        this.settle(level.priceTicks, 0, changes);
+      }
+    }
+    if (oldCount === this.size) {
+      // Entered from below: in the new view, strictly below the old boundary.
+      for (let depth = newCount - 1; depth >= 0; depth--) {
+        const level = side.levelFromBest(depth)!;
+        if (!side.isBetter(oldBoundaryTicks, level.priceTicks)) break;
+        this.settle(level.priceTicks, level.totalLots, changes);
+      }
+    }
+    assert(levels.size === newCount, "the published view holds the top levels of its side");
+    this.boundaryTicks = newBoundaryTicks;
+    return changes;
+  }
+
+  /** Publishes `qtyLots` (0: out of the view) at `priceTicks`, recording it in `changes` if it differs. */
+  private settle(priceTicks: number, qtyLots: number, changes: DepthLevel[]): void {
+    if ((this.levels.get(priceTicks) ?? 0) === qtyLots) return;
+    if (qtyLots === 0) this.levels.delete(priceTicks);
+    else this.levels.set(priceTicks, qtyLots);
+    changes.push({ priceTicks, qtyLots });
+  }
+
+  /** publish() by walking the whole top of the side. */
+  private publishAll(): DepthLevel[] {
     const top = topLevels(this.side, this.size);
     const changes: DepthLevel[] = [];
     const seen = new Set<number>();
@@ -98,12 +198,11 @@ export class DepthStream implements LevelWatcher {
   private readonly bids: PublishedSide;
   private readonly asks: PublishedSide;
 
-  constructor(book: Book, readonly size: number = DEPTH_STREAM_LEVELS) {
+  /** `dirtyLimit`: changed prices noted per side before an update walks the whole top (tests lower it). */
+  constructor(book: Book, readonly size: number = DEPTH_STREAM_LEVELS, dirtyLimit: number = DEPTH_DIRTY_LIMIT) {
     assert(book.bids.watcher === null && book.asks.watcher === null, "one depth stream per book");
-    this.bids = new PublishedSide(book.bids, size);
-    this.asks = new PublishedSide(book.asks, size);
-    this.bids.dirty = true;
-    this.asks.dirty = true;
+    this.bids = new PublishedSide(book.bids, size, dirtyLimit);
+    this.asks = new PublishedSide(book.asks, size, dirtyLimit);
     this.bids.publish();
     this.asks.publish();
     book.bids.watcher = this;
