@@ -91,6 +91,7 @@ program
   .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
   .option("--record <dir>", "log every input and clock step to <dir>/inputs.arrow, for `shadowbook replay`")
   .option("--durability <mode>", "with --record: sync (an answer waits until its request is on disk) or async (answers at once)", "sync")
+  .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread (0: inline; auto: one per core beyond the first, at most 4)", "auto")
   .action((scenario: string | undefined, options: ServeOptions) => serve(options, scenario));
 
 program

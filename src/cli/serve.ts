@@ -18,6 +18,7 @@ import { millisToMicros, type Micros } from "../core/time.ts";
 import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import { House } from "../live/house.ts";
 import { startLiveServer } from "../live/serve.ts";
+import { defaultSignerThreads } from "../live/signer-pool.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
 import { signingConfig } from "../signing/domain.ts";
@@ -37,6 +38,7 @@ export interface ServeOptions {
   exchangeId: string;
   record?: string;
   durability: string;
+  signerThreads: string;
 }
 
 function integer(value: string, flag: string, min = 0): number {
@@ -103,6 +105,7 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
     startMicros,
     speed,
     ...(log === undefined ? {} : { log }),
+    signerThreads: options.signerThreads === "auto" ? defaultSignerThreads() : integer(options.signerThreads, "--signer-threads"),
     onAdvance: (now) => (scenario === undefined ? house?.tick(now) : scenario.advance(now)),
     setup: (context) => {
       if (scenario !== undefined) {

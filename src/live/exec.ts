@@ -17,15 +17,20 @@
  * (signed mode), each frame's signature is recovered meanwhile by a worker
  * thread (signer-pool.ts says why that cannot change an answer); a request
  * whose recovery is not back yet holds the ones behind it, so the order
- * never changes. Without workers (the default, trusted mode, or before they
- * are ready) a request is ready at once and the queue drains on the next turn.
+ * never changes. Without workers (startLiveServer's default; `shadowbook
+ * serve` starts them on a machine with cores to spare), in trusted mode, or
+ * before they are ready, a request is ready at once and the queue drains on
+ * the next turn.
  *
  * Writes: answers are written with the connections' sockets corked, and
- * uncorked every WRITE_EVERY requests and at the end of a drain: a few
- * answers per write (one syscall) rather than one, while the client still
- * gets its first answers before the whole queue is through (with a bounded
- * window per connection, holding every answer to the end of a long drain
- * would leave the client idle, then the server). Each such batch is released
+ * uncorked every WRITE_EVERY requests and at the end of the event-loop turn:
+ * a few answers per write (one syscall) rather than one, while the client
+ * still gets its first answers before the whole queue is through (with a
+ * bounded window per connection, holding every answer to the end of a long
+ * drain would leave the client idle, then the server). With signer workers,
+ * the recoveries come back in several small replies per turn; releasing
+ * after each reply's drain cost a write per answer or two (test/bench/live.ts:
+ * the worker lost to inline recovery), once per turn it wins. Each such batch is released
  * through `driver.whenDurable`: when recording with sync durability, once
  * the group commit holding its requests is on disk (answers keep their
  * order; a request stays in flight until its answer is written). Pongs and
@@ -46,11 +51,10 @@ export const PROTOCOL_PING_MS = 30_000;
 export interface ExecSurfaceOptions {
   /**
    * Worker threads recovering signatures (signed mode only); 0 (the
-   * default) recovers on the main thread. On two cores shared with the load
-   * generator, test/bench/live.ts measured more throughput inline: a worker
-   * halves the main thread's CPU per request but adds more than it saves in
-   * total (re-validation in the worker, messages, smaller write batches).
-   * Worth it where cores are to spare.
+   * default here) recovers on the main thread. `shadowbook serve` starts
+   * defaultSignerThreads() (signer-pool.ts, with the figures): a worker
+   * takes the main thread's CPU per request from about 185 to about 95-130
+   * us, for more in total (the worker re-validates each frame; messages).
    */
   signerThreads?: number;
 }
@@ -166,6 +170,9 @@ class ExecQueue {
   /** Frames of this turn not yet sent to a signer worker. */
   private unsent: Pending[] = [];
   private flushScheduled = false;
+  /** Answers produced and not yet released for writing (in request order). */
+  private answers: Answer[] = [];
+  private releaseScheduled = false;
   private readonly pool: SignerPool | undefined;
 
   constructor(
@@ -246,7 +253,7 @@ class ExecQueue {
           pending.recovery = recoveries[i];
           pending.ready = true;
         }
-        this.drain();
+        this.drain(false);
       },
     );
     if (submitted !== true) {
@@ -260,27 +267,28 @@ class ExecQueue {
     this.drainScheduled = true;
     setImmediate(() => {
       this.drainScheduled = false;
-      this.drain();
+      this.drain(true);
     });
   }
 
   /**
    * Hands the ready requests at the head of the queue to the Exchange, in
    * order, and releases their answers every WRITE_EVERY requests: a client
-   * gets its first answers while the later ones are being handled.
+   * gets its first answers while the later ones are being handled. The
+   * last answers of a drain are released at the end of the event-loop turn
+   * (`endOfTurn`: at once when the drain is itself the turn's last work,
+   * else on setImmediate), so that the drains of several signer-worker
+   * replies read in one turn share their writes: one write per connection
+   * per turn rather than one per reply.
    */
-  private drain(): void {
-    let answers: Answer[] = [];
+  private drain(endOfTurn: boolean): void {
     try {
       while (this.head < this.items.length) {
         const pending = this.items[this.head]!;
         if (!pending.ready) break;
         this.items[this.head++] = undefined as unknown as Pending;
-        answers.push(this.run(pending));
-        if (answers.length === WRITE_EVERY) {
-          this.release(answers);
-          answers = [];
-        }
+        this.answers.push(this.run(pending));
+        if (this.answers.length === WRITE_EVERY) this.releaseAnswers();
       }
     } finally {
       if (this.head === this.items.length) {
@@ -290,12 +298,25 @@ class ExecQueue {
         this.items.splice(0, this.head);
         this.head = 0;
       }
-      if (answers.length > 0) this.release(answers);
+      if (endOfTurn) this.releaseAnswers();
+      else this.scheduleRelease();
     }
   }
 
-  /** Sends `answers` once their requests are durable in the input log (at once without one, or with async durability). */
-  private release(answers: Answer[]): void {
+  private scheduleRelease(): void {
+    if (this.releaseScheduled || this.answers.length === 0) return;
+    this.releaseScheduled = true;
+    setImmediate(() => {
+      this.releaseScheduled = false;
+      this.releaseAnswers();
+    });
+  }
+
+  /** Sends the answers so far once their requests are durable in the input log (at once without one, or with async durability). */
+  private releaseAnswers(): void {
+    const answers = this.answers;
+    if (answers.length === 0) return;
+    this.answers = [];
     this.context.driver.whenDurable(() => writeAnswers(answers));
   }
 
