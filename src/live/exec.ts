@@ -14,8 +14,9 @@
  *
  * The exec queue: requests of every connection wait in one queue, in arrival
  * order, and are handed to the Exchange in that order. With `signerThreads`
- * (signed mode), each frame's signature is recovered meanwhile by a worker
- * thread (signer-pool.ts says why that cannot change an answer); a request
+ * (signed mode), a frame that arrives behind a backlog (OFFLOAD_BACKLOG) has
+ * its signature recovered meanwhile by a worker thread (signer-pool.ts says
+ * why that cannot change an answer); a request
  * whose recovery is not back yet holds the ones behind it, so the order
  * never changes. Without workers (startLiveServer's default; `shadowbook
  * serve` starts them on a machine with cores to spare), in trusted mode, or
@@ -147,6 +148,18 @@ function textOf(data: RawData): string {
   return Buffer.from(data).toString();
 }
 
+/**
+ * Requests waiting (this one included) above which a frame's signature goes
+ * to a signer worker rather than being recovered inline. A worker costs a
+ * request a hop each way, and more CPU in all (it re-validates the frame):
+ * worth it only when the main thread has a backlog to clear. Measured with
+ * test/bench/live.ts on 2 cores, one worker: at 4 requests in flight per
+ * connection, offloading every frame gave ~4,800/s at p99 12 ms, offloading
+ * above this backlog ~5,600/s at p99 7-8 ms (inline: about the same); at 32
+ * in flight, ~6,800-7,300/s either way (inline: ~5,000/s).
+ */
+const OFFLOAD_BACKLOG = 4;
+
 /** Requests handled between two writes of the answers (a write per connection per WRITE_EVERY answers at most). */
 const WRITE_EVERY = 8;
 
@@ -224,7 +237,7 @@ class ExecQueue {
         connection.inFlight.add(frame.id);
         const pending: Pending = { connection, type: frame.type, id: frame.id, payload: frame.payload, text, ready: true, recovery: undefined };
         this.items.push(pending);
-        if (this.pool?.ready === true) {
+        if (this.pool?.ready === true && this.items.length - this.head > OFFLOAD_BACKLOG) {
           pending.ready = false;
           this.unsent.push(pending);
           if (!this.flushScheduled) {

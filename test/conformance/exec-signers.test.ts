@@ -3,6 +3,8 @@
  * (signer-pool.ts) against the same server recovering on its main thread:
  * the same frames, sent in bursts on one connection, get the same answers,
  * and the Exchange ends with the same fingerprint and the same input count.
+ * Only a frame arriving behind a backlog goes to a worker (exec.ts,
+ * OFFLOAD_BACKLOG): one at a time, every signature is recovered inline.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -106,5 +108,22 @@ describe("WebSocket order entry with off-thread signature recovery", () => {
     expect(inline.running.server.surfaces.exec.recoveredOffThread).toBe(0);
     expect(pooled.running.context.fingerprint()).toBe(inline.running.context.fingerprint());
     expect(pooled.running.context.counts()).toEqual(inline.running.context.counts());
+  });
+
+  it("recovers inline when nothing waits: one request at a time never goes to a worker", async () => {
+    const pooled = await server(1);
+    const socket = await connect(pooled.running.urls.exec);
+    const exec = pooled.running.server.surfaces.exec;
+    expect(await until(() => exec.signerThreadsReady, 30_000)).toBe(true);
+    const frames = pooled.frames.slice(0, 24);
+    const answers = await exchangeFrames(socket, frames, 1);
+    expect(answers.map((a) => a["id"])).toEqual(frames.map((f) => f.id));
+    expect(answers.filter((a) => a["ok"] === true).length).toBeGreaterThan(10);
+    expect(exec.recoveredOffThread).toBe(0);
+    // A burst behind it does go to the worker (all but the first few of the burst).
+    const burst = pooled.frames.slice(24, 40);
+    await exchangeFrames(socket, burst, burst.length);
+    expect(exec.recoveredOffThread).toBeGreaterThan(burst.length / 2);
+    socket.close();
   });
 });
