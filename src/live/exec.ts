@@ -24,14 +24,15 @@
  * the next turn.
  *
  * Writes: answers are written with the connections' sockets corked, and
- * uncorked every WRITE_EVERY requests and at the end of the event-loop turn:
- * a few answers per write (one syscall) rather than one, while the client
- * still gets its first answers before the whole queue is through (with a
- * bounded window per connection, holding every answer to the end of a long
- * drain would leave the client idle, then the server). With signer workers,
- * the recoveries come back in several small replies per turn; releasing
- * after each reply's drain cost a write per answer or two (test/bench/live.ts:
- * the worker lost to inline recovery), once per turn it wins. Each such batch is released
+ * uncorked every WRITE_EVERY requests and at the end of a drain, or for the
+ * drains of signer-worker replies at the check phase of the turn: a few
+ * answers per write (one syscall) rather than one, while the client still
+ * gets its first answers before the whole queue is through (with a bounded
+ * window per connection, holding every answer to the end of a long drain
+ * would leave the client idle, then the server). Recoveries come back in
+ * several small replies per turn; releasing after each reply's drain cost a
+ * write per answer or two (test/bench/live.ts: the worker lost to inline
+ * recovery), sharing the writes of a turn's replies made it win. Each such batch is released
  * through `driver.whenDurable`: when recording with sync durability, once
  * the group commit holding its requests is on disk (answers keep their
  * order; a request stays in flight until its answer is written). Pongs and
@@ -288,11 +289,12 @@ class ExecQueue {
    * Hands the ready requests at the head of the queue to the Exchange, in
    * order, and releases their answers every WRITE_EVERY requests: a client
    * gets its first answers while the later ones are being handled. The
-   * last answers of a drain are released at the end of the event-loop turn
-   * (`endOfTurn`: at once when the drain is itself the turn's last work,
-   * else on setImmediate), so that the drains of several signer-worker
-   * replies read in one turn share their writes: one write per connection
-   * per turn rather than one per reply.
+   * last answers of a drain are released at once when it runs in the check
+   * phase (`endOfTurn`: the drain scheduled by frames read), else on
+   * setImmediate, so that the drains of the signer-worker replies read in
+   * one poll phase share their writes (usually one write per connection per
+   * turn, at most two, rather than one per reply). Answers stay in request
+   * order either way: there is one list, released in order.
    */
   private drain(endOfTurn: boolean): void {
     try {
