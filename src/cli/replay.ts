@@ -34,6 +34,7 @@ import { formatMicros, microsToMillis, MICROS_PER_MILLI, type Micros } from "../
 import type { Exchange } from "../exchange/exchange.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { startLiveServer, type RunningServer } from "../live/serve.ts";
+import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
 import { readInputLog, replayInputLog, type InputLog } from "../record/replay.ts";
@@ -131,6 +132,8 @@ async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock
     port: options.port,
     clock: options.clock,
     startMicros: exchange.now(),
+    // As `shadowbook serve` by default: signature recovery off the main thread when requests queue up.
+    signerThreads: defaultSignerThreads(),
   });
   const { rest, stream, exec } = running.urls;
   const admin = rest.replace(/\/v2$/, "/admin");
