@@ -16,9 +16,8 @@
  * order, and are handed to the Exchange in that order. With `signerThreads`
  * (signed mode), a frame that arrives behind a backlog (OFFLOAD_BACKLOG) has
  * its signature recovered meanwhile by a worker thread (signer-pool.ts says
- * why that cannot change an answer); a request
- * whose recovery is not back yet holds the ones behind it, so the order
- * never changes. Without workers (startLiveServer's default; `shadowbook
+ * why that cannot change an answer); a request whose recovery is not back
+ * yet holds the ones behind it, so the order never changes. Without workers (startLiveServer's default; `shadowbook
  * serve` starts them on a machine with cores to spare), in trusted mode, or
  * before they are ready, a request is ready at once and the queue drains on
  * the next turn.
@@ -32,11 +31,12 @@
  * would leave the client idle, then the server). Recoveries come back in
  * several small replies per turn; releasing after each reply's drain cost a
  * write per answer or two (test/bench/live.ts: the worker lost to inline
- * recovery), sharing the writes of a turn's replies made it win. Each such batch is released
- * through `driver.whenDurable`: when recording with sync durability, once
- * the group commit holding its requests is on disk (answers keep their
- * order; a request stays in flight until its answer is written). Pongs and
- * framing errors are not inputs and are answered at once.
+ * recovery), sharing the writes of a turn's replies made it win. Each such
+ * batch is released through `driver.whenDurable`: when recording with sync
+ * durability, once the group commit holding its requests is on disk
+ * (answers keep their order; a request stays in flight until its answer is
+ * written). Pongs and framing errors are not inputs and are answered at
+ * once.
  */
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
