@@ -40,6 +40,7 @@
  */
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { compactConsumed } from "../core/array-queue.ts";
 import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
@@ -306,13 +307,7 @@ class ExecQueue {
         if (this.answers.length === WRITE_EVERY) this.releaseAnswers();
       }
     } finally {
-      if (this.head === this.items.length) {
-        this.items.length = 0;
-        this.head = 0;
-      } else if (this.head > 1024 && this.head * 2 > this.items.length) {
-        this.items.splice(0, this.head);
-        this.head = 0;
-      }
+      this.head = compactConsumed(this.items, this.head);
       if (endOfTurn) this.releaseAnswers();
       else this.scheduleRelease();
     }

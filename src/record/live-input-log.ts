@@ -31,6 +31,7 @@
 import { close, closeSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, write, writeSync } from "node:fs";
 import { join } from "node:path";
 import { AsyncByteQueue, makeData, RecordBatch, RecordBatchStreamWriter, Schema, Struct, type Data } from "apache-arrow";
+import { compactConsumed } from "../core/array-queue.ts";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import type { InputLog } from "../live/driver.ts";
@@ -274,13 +275,7 @@ export class LiveInputLog implements InputLog {
         if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
       }
     }
-    if (this.waiterHead === this.waiters.length) {
-      this.waiters.length = 0;
-      this.waiterHead = 0;
-    } else if (this.waiterHead > 1024 && this.waiterHead * 2 > this.waiters.length) {
-      this.waiters.splice(0, this.waiterHead);
-      this.waiterHead = 0;
-    }
+    this.waiterHead = compactConsumed(this.waiters, this.waiterHead);
   }
 
   private fail(error: Error): void {
