@@ -15,7 +15,7 @@
  *  6. TRADING_HALTED_ERROR
  *  7. DUPLICATE_CLIENT_ORDER_ID_ERROR     a live order of the account has it
  *  8. REDUCE_ONLY_CONDITION_NOT_MET_ERROR nothing to reduce / no position to protect
- *  9. TRIGGER_ALREADY_EXISTS_ERROR        one stop-loss and one take-profit per account and market
+ *  9. TRIGGER_ALREADY_EXISTS_ERROR        one stop-loss and one take-profit per account and market (armed or fired)
  * 10. POST_ONLY_WOULD_CROSS_ERROR         crosses or touches the best opposite price
  * 11. CROSSING_ORDERS_TEMPORARILY_UNAVAILABLE_ERROR  reopening or settlement paused
  * 12. CAPACITY_LIMITED_ERROR              the market's resting orders are at the maximum
@@ -24,7 +24,7 @@ import { MICROS_PER_SECOND } from "../core/time.ts";
 import type { EngineCore } from "./lifecycle.ts";
 import type { Market } from "./market.ts";
 import { Order } from "./order.ts";
-import { armStop, findArmedStop } from "./stops.ts";
+import { armStop, findLiveStop } from "./stops.ts";
 import type { OrderUpdate } from "./events.ts";
 import type { CreateOrderCommand, EngineError, Rejection } from "./types.ts";
 import { reject } from "./types.ts";
@@ -126,8 +126,10 @@ function checkState(core: EngineCore, cmd: CreateOrderCommand, market: Market): 
     const what = isTrigger ? `a ${cmd.isBuy ? "buy" : "sell"} ${cmd.orderType}` : "a reduce-only order";
     return { code: "REDUCE_ONLY_CONDITION_NOT_MET_ERROR", message: `${what} needs a ${side} position of account ${cmd.accountId} in ${market.symbol}` };
   }
-  if (isTrigger && findArmedStop(cmd.accountId, market, cmd.orderType) !== undefined) {
-    return { code: "TRIGGER_ALREADY_EXISTS_ERROR", message: `account ${cmd.accountId} already has an armed ${cmd.orderType} in ${market.symbol}` };
+  const existing = isTrigger ? findLiveStop(cmd.accountId, market, cmd.orderType) : undefined;
+  if (existing !== undefined) {
+    const state = existing.isArmed ? "an armed" : "a fired";
+    return { code: "TRIGGER_ALREADY_EXISTS_ERROR", message: `account ${cmd.accountId} already has ${state} ${cmd.orderType} in ${market.symbol} (order ${existing.orderId})` };
   }
   return null;
 }

@@ -232,6 +232,10 @@ export class EngineCore implements MatchHost {
     else this.retire(order, "CANCELLED", order.cumLots === cumBefore ? "NO_LIQUIDITY" : "IOC_REMAINDER");
   }
 
+  childReducibleLots(maker: Order): number {
+    return this.reducibleLots(maker.accountId, maker.market, maker.isBuy);
+  }
+
   verdict(taker: Order, maker: Order, lots: number, priceTicks: number): FillVerdict {
     if (this.checkFill === null) return "ok";
     // The proposal is the fill it would be, without a fill id yet (ids are taken only by fills that happen).

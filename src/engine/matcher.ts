@@ -16,6 +16,13 @@
  *   made stand. There is never a partial self-fill. Exception: a fired
  *   protective child cancels its own account's makers
  *   (PROTECTIVE_SELF_TRADE_SWEEP) and goes on.
+ * - A fired protective child resting as a maker is reduce-only at match
+ *   time: a fill against it is cut to its account's position left at that
+ *   moment (earlier fills of the round count: the position query sees
+ *   pending fills), and a child with nothing left to reduce is cancelled
+ *   (POSITION_CLOSED) and the round goes on. Without this, a taker filling
+ *   the account's other orders first could fill the child past the
+ *   position and open one the other way.
  * - Before a fill, the risk hook may cancel the maker (RISK_CANCELLED; the
  *   round goes on with the next maker) or reject the taker (RISK_REJECTED;
  *   the round stops and the remainder is cancelled).
@@ -49,6 +56,8 @@ export class MatchRound {
 }
 
 export interface MatchHost {
+  /** Lots a fired child resting as a maker may still fill: what is left of its account's position on the side it reduces (<= 0: none). */
+  childReducibleLots(maker: Order): number;
   /** The risk hook's verdict on a proposed fill. */
   verdict(taker: Order, maker: Order, lots: number, priceTicks: number): FillVerdict;
   /** Applies one fill (ids, quantities, events, the maker's removal when filled) and records it in `round`. */
@@ -75,7 +84,15 @@ export function matchTaker(host: MatchHost, taker: Order, makers: BookSide, roun
       host.cancelMaker(maker, "PROTECTIVE_SELF_TRADE_SWEEP");
       continue;
     }
-    const lots = Math.min(taker.qtyLots - taker.cumLots, maker.qtyLots - maker.cumLots);
+    let lots = Math.min(taker.qtyLots - taker.cumLots, maker.qtyLots - maker.cumLots);
+    if (maker.isFiredChild) {
+      const reducible = host.childReducibleLots(maker);
+      if (reducible <= 0) {
+        host.cancelMaker(maker, "POSITION_CLOSED");
+        continue;
+      }
+      if (reducible < lots) lots = reducible;
+    }
     const verdict = host.verdict(taker, maker, lots, level.priceTicks);
     if (verdict === "cancel-maker") {
       host.cancelMaker(maker, "RISK_CANCELLED");

@@ -16,6 +16,10 @@
  *   sweeps its own account's makers instead of being stopped by them. If the
  *   position is gone at fire time, the stop and its sibling are cancelled
  *   with POSITION_CLOSED instead.
+ * - A resting child is reduce-only at match time too: a fill against it
+ *   never exceeds the position left at that moment (matcher.ts), so that
+ *   a taker sweeping the account's other orders first cannot turn the
+ *   child into a new position the other way.
  * - When the position changes: armed stops and resting children of an
  *   account with no position left on the protected side are cancelled
  *   (POSITION_CLOSED); a resting child larger than the position shrinks
@@ -33,6 +37,18 @@ import type { OrderType } from "./types.ts";
 /** The account's armed stop of this type in this market, if any. */
 export function findArmedStop(accountId: number, market: Market, orderType: OrderType): Order | undefined {
   return market.stopsByAccount.get(accountId)?.find((order) => order.orderType === orderType && order.isArmed);
+}
+
+/**
+ * The account's live stop of this type in this market, armed or fired (a
+ * fired stop's child resting in the book is still that STOP_LOSS or
+ * TAKE_PROFIT order, OPEN with triggered=true), if any. "At most one
+ * stop-loss and one take-profit per account and market" counts both: a
+ * second stop next to a resting child would put two reduce-only orders for
+ * the whole position in the book.
+ */
+export function findLiveStop(accountId: number, market: Market, orderType: OrderType): Order | undefined {
+  return market.stopsByAccount.get(accountId)?.find((order) => order.orderType === orderType);
 }
 
 /** Arms a new stop; the response shows it armed, even if it fires at once. */

@@ -39,15 +39,31 @@ describe("stops: arming", () => {
   it("allows one STOP_LOSS and one TAKE_PROFIT per account and market (TRIGGER_ALREADY_EXISTS_ERROR)", () => {
     const h = harness();
     h.setPosition(1, 1, 5);
-    ok(stop(h, "STOP_LOSS", false, 1000));
+    const first = ok(stop(h, "STOP_LOSS", false, 1000));
     ok(stop(h, "TAKE_PROFIT", false, 1200));
     expect(rejected(stop(h, "STOP_LOSS", false, 990))).toEqual({
       code: "TRIGGER_ALREADY_EXISTS_ERROR",
-      message: "account 1 already has an armed STOP_LOSS in BTCPERP",
+      message: `account 1 already has an armed STOP_LOSS in BTCPERP (order ${first.orderId})`,
     });
     expect(rejected(stop(h, "TAKE_PROFIT", false, 1300)).code).toBe("TRIGGER_ALREADY_EXISTS_ERROR");
     h.setPosition(2, 1, 5);
     expect(ok(h.create({ accountId: 2, isBuy: false, orderType: "STOP_LOSS", triggerTicks: 1000, priceTicks: 990, qtyLots: undefined })).status).toBe("OPEN");
+  });
+
+  it("counts a fired stop whose child still rests: a second STOP_LOSS waits until the child is gone", () => {
+    const h = harness();
+    h.setPosition(1, 1, 5);
+    const sl = ok(stop(h, "STOP_LOSS", false, 1000, { priceTicks: 990 }));
+    mark(h, 999); // fires; nothing bids, so the GTC child rests at 990
+    expect(h.engine.order(sl.orderId)!.triggered).toBe(true);
+    expect(rejected(stop(h, "STOP_LOSS", false, 980))).toEqual({
+      code: "TRIGGER_ALREADY_EXISTS_ERROR",
+      message: `account 1 already has a fired STOP_LOSS in BTCPERP (order ${sl.orderId})`,
+    });
+    // The sibling type is free, and so is the stop-loss once the child has gone.
+    ok(stop(h, "TAKE_PROFIT", false, 1200));
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, orderId: sl.orderId }));
+    expect(ok(stop(h, "STOP_LOSS", false, 980)).status).toBe("OPEN");
   });
 
   it("keeps the limit within the band around the trigger (5% by default, configurable)", () => {
@@ -213,6 +229,72 @@ describe("stops: firing", () => {
     expect(h.engine.order(sl.orderId)?.triggered).toBe(false);
     expect(ok(h.engine.setMarketState({ atMicros: h.now, marketId: 1, settlementPaused: false })).firedCount).toBe(1);
     expect(h.engine.order(sl.orderId)?.triggered).toBe(true);
+  });
+});
+
+describe("stops: a resting child is reduce-only at match time", () => {
+  /** A harness whose position table follows the fills, as the risk layer's (settled + pending) does. */
+  function followingHarness(startingLots: number): { h: Harness; positionLots: (accountId: number, marketId: number) => number } {
+    const fills: Harness["rec"]["fills"] = [];
+    const positionLots = (accountId: number, marketId: number): number => {
+      let lots = accountId === 1 && marketId === 1 ? startingLots : 0;
+      for (const fill of fills) {
+        if (fill.marketId !== marketId) continue;
+        const takerSign = fill.takerSide === "B" ? 1 : -1;
+        if (fill.takerAccountId === accountId) lots += takerSign * fill.qtyLots;
+        if (fill.makerAccountId === accountId) lots -= takerSign * fill.qtyLots;
+      }
+      return lots;
+    };
+    const h = harness({ hooks: { positionLots } });
+    // Every fill the engine reports, kept across h.clear() (the harness's recorder is cleared).
+    const record = h.rec.fills.push.bind(h.rec.fills);
+    h.rec.fills.push = (...added) => {
+      fills.push(...added);
+      return record(...added);
+    };
+    return { h, positionLots };
+  }
+
+  it("never fills past the position left when the same taker filled the account's other orders first", () => {
+    const { h, positionLots } = followingHarness(5);
+    h.sell(1, 995, 5); // a plain sell of the long account, ahead of the child in price
+    const sl = ok(stop(h, "STOP_LOSS", false, 1000, { priceTicks: 1000 }));
+    mark(h, 999); // fires; the child (sell 5 at 1000) rests
+    expect(h.engine.order(sl.orderId)!.level).not.toBeNull();
+    h.clear();
+    const taker = h.buy(2, 1000, 10, { timeInForce: "IOC" });
+    // The plain sell fills the whole position; the child has nothing left to reduce and is cancelled, unfilled.
+    expect(h.rec.fills.map((fill) => [fill.makerAccountId, fill.priceTicks, fill.qtyLots])).toEqual([[1, 995, 5]]);
+    const childRows = rowsOf(h.rec, sl.orderId);
+    expect(childRows.at(-1)).toMatchObject({ status: "CANCELLED", cancelReason: "POSITION_CLOSED", cumLots: 0 });
+    expect([taker.status, taker.cumLots]).toEqual(["CANCELLED", 5]);
+    expect(positionLots(1, 1)).toBe(0);
+  });
+
+  it("cuts a fill against the child to the position left, then cancels the child's rest", () => {
+    const { h, positionLots } = followingHarness(5);
+    h.sell(1, 995, 3);
+    const sl = ok(stop(h, "STOP_LOSS", false, 1000, { priceTicks: 1000 }));
+    mark(h, 999);
+    h.clear();
+    h.buy(2, 1000, 10, { timeInForce: "IOC" });
+    expect(h.rec.fills.map((fill) => [fill.makerOrderId === sl.orderId ? "child" : "plain", fill.qtyLots])).toEqual([
+      ["plain", 3],
+      ["child", 2],
+    ]);
+    expect(rowsOf(h.rec, sl.orderId).at(-1)).toMatchObject({ status: "CANCELLED", cancelReason: "POSITION_CLOSED", cumLots: 2 });
+    expect(positionLots(1, 1)).toBe(0);
+  });
+
+  it("fills in full while the position covers it", () => {
+    const { h, positionLots } = followingHarness(5);
+    const sl = ok(stop(h, "STOP_LOSS", false, 1000, { priceTicks: 1000 }));
+    mark(h, 999);
+    h.clear();
+    h.buy(2, 1000, 10, { timeInForce: "IOC" });
+    expect(rowsOf(h.rec, sl.orderId).at(-1)).toMatchObject({ status: "FILLED", cumLots: 5 });
+    expect(positionLots(1, 1)).toBe(0);
   });
 });
 
