@@ -12,6 +12,12 @@
  * simulation of many one-order accounts does no per-account work, while an
  * agent that cancels all its orders every second pays one pass, once.
  * Indexed accounts stay indexed.
+ *
+ * An indexed account also remembers, per client order id, the order that
+ * last ended with it (its index in the id sequence), so that a cancel by a
+ * client id that is no longer live can say whether that order was filled
+ * or cancelled. One number per distinct client id the account has used:
+ * the same order of cost as the order history the exchange keeps.
  */
 import { assert } from "../core/assert.ts";
 import type { Order } from "./order.ts";
@@ -22,6 +28,8 @@ export class Account {
   liveCount = 0;
   /** clientOrderId -> live order. */
   readonly byClientId = new Map<string, Order>();
+  /** clientOrderId -> index of the latest order with it that is no longer live. */
+  readonly endedByClientId = new Map<string, number>();
 
   constructor(readonly accountId: number) {}
 }
@@ -68,6 +76,11 @@ export class AccountTable {
     return this.index(accountId).byClientId.get(clientOrderId);
   }
 
+  /** The order index of the latest order of the account that ended with this client id, or -1. */
+  endedIndexByClientId(accountId: number, clientOrderId: string): number {
+    return this.index(accountId).endedByClientId.get(clientOrderId) ?? -1;
+  }
+
   /** The account's live orders, oldest first (a copy: safe to cancel while iterating). */
   liveOrdersOf(accountId: number): Order[] {
     const orders: Order[] = [];
@@ -98,5 +111,8 @@ function unlink(account: Account, order: Order): void {
   order.accountPrev = null;
   order.accountNext = null;
   account.liveCount -= 1;
-  if (order.clientOrderId !== null) account.byClientId.delete(order.clientOrderId);
+  if (order.clientOrderId !== null) {
+    account.byClientId.delete(order.clientOrderId);
+    account.endedByClientId.set(order.clientOrderId, order.index);
+  }
 }

@@ -49,7 +49,13 @@ function locate(core: EngineCore, cmd: CancelOrderCommand): Order | Rejection {
   }
   const order = core.accounts.byClientId(cmd.accountId, cmd.clientOrderId);
   if (order !== undefined) return order;
-  return reject("CANCEL_ORDER_OTHER_ERROR", `account ${cmd.accountId} has no open order with clientOrderId "${cmd.clientOrderId}"`);
+  const ended = core.accounts.endedIndexByClientId(cmd.accountId, cmd.clientOrderId);
+  const status = core.orders.statusOf(ended);
+  if (status === "FILLED" || status === "CANCELLED") {
+    const orderId = core.orderIds.text(ended);
+    return reject("CANCEL_ORDER_OTHER_ERROR", `clientOrderId "${cmd.clientOrderId}" of account ${cmd.accountId} ${describe(status, cmd.accountId)} (order ${orderId})`);
+  }
+  return reject("CANCEL_ORDER_OTHER_ERROR", `clientOrderId "${cmd.clientOrderId}" is unknown: no open order of account ${cmd.accountId} has it`);
 }
 
 function describe(status: string, accountId: number): string {

@@ -33,8 +33,25 @@ describe("cancelOrder", () => {
     expect(cancel("999")).toEqual({ code: "CANCEL_ORDER_OTHER_ERROR", message: "order 999 is unknown: no open order of account 1 has this id" });
     expect(cancel("not-an-id").code).toBe("CANCEL_ORDER_OTHER_ERROR");
     expect(rejected(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, clientOrderId: "5" })).message).toBe(
-      'account 1 has no open order with clientOrderId "5"',
+      'clientOrderId "5" is unknown: no open order of account 1 has it',
     );
+  });
+
+  it("says the same by clientOrderId: filled, cancelled or unknown, naming the order that last had it", () => {
+    const h = harness();
+    const filled = h.buy(1, 100, 5, { clientOrderId: "7" });
+    h.sell(2, 100, 5);
+    const cancelled = h.buy(1, 90, 5, { clientOrderId: "8" });
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, clientOrderId: "8" }));
+    const cancel = (clientOrderId: string, accountId = 1) => rejected(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId, clientOrderId }));
+    expect(cancel("7")).toEqual({ code: "CANCEL_ORDER_OTHER_ERROR", message: `clientOrderId "7" of account 1 is already filled (order ${filled.orderId})` });
+    expect(cancel("8")).toEqual({ code: "CANCEL_ORDER_OTHER_ERROR", message: `clientOrderId "8" of account 1 is already cancelled (order ${cancelled.orderId})` });
+    // Another account never used these ids.
+    expect(cancel("7", 2).message).toBe('clientOrderId "7" is unknown: no open order of account 2 has it');
+    // A client id used again: the live order is cancelled; once that ends, the message names the latest order.
+    const again = h.buy(1, 80, 5, { clientOrderId: "7" });
+    expect(ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, clientOrderId: "7" })).orderId).toBe(again.orderId);
+    expect(cancel("7").message).toBe(`clientOrderId "7" of account 1 is already cancelled (order ${again.orderId})`);
   });
 
   it("does not cancel another account's order, nor an order of another market", () => {
