@@ -6,9 +6,12 @@
  *   moves by a seeded geometric Brownian step; the index and the
  *   exchange-mark oracle (a small seeded basis apart) are published as a
  *   prices input, like any other input (so it is logged and replays).
- * - Market makers: one funded tier-3 account per market quoting a ladder of
- *   post-only GTC orders around the oracle price, requoted every few
+ * - Market makers: one funded tier-3 account per market, perp and spot,
+ *   quoting a ladder of post-only GTC orders around the oracle price (a
+ *   perp's index asset, a spot market's base asset), requoted every few
  *   seconds with cancelAll + creates, signed like any client's requests.
+ *   Perp makers hold rUSD; spot makers hold both the quote and the base
+ *   asset, since a spot order is checked against what it would spend.
  *
  * The house acts on `tick(now)`: the wall-clock server calls it from a timer,
  * and a manual-clock server from the clock endpoint, so with `--clock
@@ -40,6 +43,21 @@ const HOURLY_VOLATILITY = 0.01;
 /** Market-maker keys: deterministic, far from any key a test or client would pick. */
 function houseKey(index: number): Hex {
   return `0x${(0x5ad0b00c00000000n + BigInt(index)).toString(16).padStart(64, "0")}`;
+}
+
+/** Perp makers hold rUSD collateral only. */
+const PERP_MAKER_DEPOSITS: Readonly<Record<string, string>> = { rUSD: "10000000" };
+/** Spot makers hold both sides of their market (about equal value at the default start price). */
+const SPOT_MAKER_QUOTE_DEPOSIT = "10000000";
+const SPOT_MAKER_BASE_DEPOSIT = "3000";
+
+/** A market the house quotes: a perp around its index asset, a spot market around its base asset. */
+interface MakerMarket {
+  readonly symbol: string;
+  readonly asset: string;
+  readonly tickSize: string;
+  readonly minOrderQty: string;
+  readonly deposits: Readonly<Record<string, string>>;
 }
 
 interface Maker {
@@ -82,7 +100,19 @@ export class House {
       perp: this.config.risk.perpMarkets.map((m) => ({ symbol: m.symbol, marketId: m.marketId })),
       spot: this.config.risk.spotMarkets.map((m) => ({ symbol: m.symbol, marketId: m.marketId })),
     });
-    this.config.risk.perpMarkets.forEach((market, index) => {
+    // Perps first (their keys, accounts and order of acting are those of a house without spot makers), then spot.
+    const quoted: MakerMarket[] = [
+      ...this.config.risk.perpMarkets.map((m) => ({ symbol: m.symbol, asset: m.indexAsset, tickSize: m.tickSize, minOrderQty: m.minOrderQty, deposits: PERP_MAKER_DEPOSITS })),
+      ...this.config.risk.spotMarkets.map((m) => ({
+        symbol: m.symbol,
+        asset: m.baseAsset,
+        tickSize: m.tickSize,
+        minOrderQty: m.minOrderQty,
+        // A spot order is checked against the asset it would spend: bids need the quote asset, asks the base.
+        deposits: { [m.quoteAsset]: SPOT_MAKER_QUOTE_DEPOSIT, [m.baseAsset]: SPOT_MAKER_BASE_DEPOSIT },
+      })),
+    ];
+    quoted.forEach((market, index) => {
       const key = houseKey(index);
       const client = createClient({
         transport,
@@ -96,7 +126,7 @@ export class House {
       });
       const created = this.driver.handle({
         kind: "admin",
-        admin: { action: "createAccount", wallet: client.address, deposits: { rUSD: "10000000" } },
+        admin: { action: "createAccount", wallet: client.address, deposits: market.deposits },
       });
       if (!created.ok) throw new Error(`house account for ${market.symbol}: ${created.error.message}`);
       this.driver.handle({ kind: "admin", admin: { action: "wallet", wallet: client.address, rateTier: 3 } });
@@ -112,7 +142,7 @@ export class House {
         retry: false,
       });
       const tickDecimals = (market.tickSize.split(".")[1] ?? "").length;
-      this.makers.push({ client: bound, symbol: market.symbol, asset: market.indexAsset, tickDecimals, qty: market.minOrderQty });
+      this.makers.push({ client: bound, symbol: market.symbol, asset: market.asset, tickDecimals, qty: market.minOrderQty });
     });
     this.acting = false;
     this.tick(this.driver.now());
