@@ -3,7 +3,9 @@
  * requests answered by `{type, id, ok, payload | error}`, bodies identical
  * to REST; `ping` answered by `pong` with the id echoed; framing errors in
  * the top-level `{type: "error", id?, error}` envelope. The connection always
- * stays open, and one connection may carry many signers.
+ * stays open (for frames within EXEC_FRAME_BYTES_MAX, 1 MiB: a larger frame
+ * is closed with 1009 by the WebSocket layer, see there), and one connection
+ * may carry many signers.
  *
  * A request is in flight from its frame until its answer is sent; answers
  * are produced on a later turn of the event loop, as a real service answers
@@ -51,6 +53,22 @@ import { SignerPool } from "./signer-pool.ts";
 /** Protocol-level ping interval that keeps idle connections alive through proxies. */
 export const PROTOCOL_PING_MS = 30_000;
 
+/**
+ * Largest client frame accepted on /exec: 1 MiB (an order-entry request is
+ * well under 1 KiB). A frame up to this size is read and, if it is not a
+ * valid envelope, answered with a framing error (MALFORMED_JSON) on a
+ * connection that stays open (spec 7.4). A larger frame is never read: `ws`
+ * closes the connection with 1009 (Message Too Big), the WebSocket
+ * protocol's own answer to a frame an endpoint will not take (RFC 6455
+ * 7.4.1). That is deliberate, not an envelope error: the frame is refused
+ * at the protocol level before any envelope exists (buffering it to answer
+ * MALFORMED_JSON would let any client make the server hold unbounded
+ * input), so the "connection stays open" rule of spec 4.3 and 7.4 covers
+ * frames within this limit. test/conformance/exec-paths.test.ts pins both
+ * sides of the boundary.
+ */
+export const EXEC_FRAME_BYTES_MAX = 1024 * 1024;
+
 export interface ExecSurfaceOptions {
   /**
    * Worker threads recovering signatures (signed mode only); 0 (the
@@ -60,6 +78,11 @@ export interface ExecSurfaceOptions {
    * us, for more in total (the worker re-validates each frame; messages).
    */
   signerThreads?: number;
+  /**
+   * Protocol-level ping interval (default PROTOCOL_PING_MS). Not reachable
+   * by clients: a test sets it low to see the pings without waiting 30 s.
+   */
+  pingIntervalMs?: number;
 }
 
 export interface ExecSurface extends SocketSurface {
@@ -89,7 +112,9 @@ interface Pending {
 }
 
 export function createExecSurface(context: LiveContext, options: ExecSurfaceOptions = {}): ExecSurface {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const pingIntervalMs = options.pingIntervalMs ?? PROTOCOL_PING_MS;
+  if (!(pingIntervalMs > 0)) throw new RangeError(`pingIntervalMs must be positive, got ${pingIntervalMs}`);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: EXEC_FRAME_BYTES_MAX });
   const connections = new Set<Connection>();
   const queue = new ExecQueue(context, options.signerThreads ?? 0);
 
@@ -97,7 +122,7 @@ export function createExecSurface(context: LiveContext, options: ExecSurfaceOpti
     const connection: Connection = { socket, inFlight: new Set(), raw: rawStreamOf(socket), corked: false };
     connections.add(connection);
     queue.connected();
-    const ping = setInterval(() => socket.ping(), PROTOCOL_PING_MS);
+    const ping = setInterval(() => socket.ping(), pingIntervalMs);
     ping.unref();
     socket.on("close", () => {
       clearInterval(ping);
