@@ -41,6 +41,7 @@ program
   .option("--verify-signatures", "signed mode: agents sign and the gateway verifies every signature")
   .option("--duration <seconds>", "simulated seconds (default: the scenario's)")
   .option("--invariants", "check the exchange invariants during the run")
+  .option("--invariant-every <blocks>", "with --invariants or --fuzz: check the state invariants every this many blocks (default 1; a fuzz failure's reproduce command gives the fuzz run's)")
   .option("--fuzz", "apply this seed's fuzz draw (reproduces a `shadowbook fuzz` seed)")
   .option("--no-progress", "no progress bar")
   .option("--verbose", "also print each agent's own counters")

@@ -9,7 +9,10 @@
  * replaces the scenario's seed; `--fuzz` also applies that seed's fuzz draw
  * (what `shadowbook fuzz` ran for the seed) and checks the invariants, as
  * the fuzzer does, so any fuzz failure reproduces with
- * `shadowbook run <scenario> --seed N --fuzz`.
+ * `shadowbook run <scenario> --seed N --fuzz` (plus the fuzz run's
+ * `--duration`, and its `--invariant-every K` when K is not 1: the state
+ * invariants are checked after every K blocks, as the fuzzer checked them,
+ * so a violation is seen at the same block).
  *
  * A scenario with `marketData` has a recorded market instead of agents: it
  * runs the replay backtest (src/backtest/run.ts), `--seed` seeding its
@@ -33,6 +36,8 @@ export interface RunCommandOptions {
   verifySignatures?: boolean;
   duration?: string;
   invariants?: boolean;
+  /** With the invariants on (--invariants or --fuzz): check the state invariants every this many blocks (default 1). */
+  invariantEvery?: string;
   fuzz?: boolean;
   progress?: boolean;
   verbose?: boolean;
@@ -49,11 +54,20 @@ function parseDuration(value: string): number {
   return seconds;
 }
 
+function parseInvariantEvery(value: string, invariants: boolean): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new Error(`--invariant-every "${value}" must be a positive integer`);
+  if (!invariants) throw new Error(`--invariant-every "${value}" needs the invariants on (--invariants or --fuzz)`);
+  return Number(value);
+}
+
 export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures | ReplayRun> {
   const loaded = await loadScenario(argument);
   if (loaded.scenario.marketData !== undefined) return replayRunCommand(loaded.scenario, options);
   let scenario = loaded.scenario;
   const seed = options.seed === undefined ? scenario.seed : parseSeed(options.seed);
+  // A fuzz seed is reproduced as the fuzzer ran it: with the invariants checked.
+  const invariants = options.invariants === true || options.fuzz === true;
+  const invariantEveryBlocks = options.invariantEvery === undefined ? undefined : parseInvariantEvery(options.invariantEvery, invariants);
   if (options.fuzz === true) {
     const fuzzed = fuzzedScenario(scenario, seed);
     scenario = fuzzed.scenario;
@@ -70,8 +84,8 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     seed,
     signatures,
     paths: loaded.paths,
-    // A fuzz seed is reproduced as the fuzzer ran it: with the invariants checked.
-    invariants: options.invariants === true || options.fuzz === true,
+    invariants,
+    ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
     ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),
     ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
   });

@@ -154,11 +154,18 @@ export function fuzzedScenario(scenario: Scenario, seed: number): { scenario: Sc
   return { scenario: applied, parameters };
 }
 
-/** The command that replays `seed` of the scenario at `scenarioPath`, fuzz draw applied. */
-export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number } = {}): string {
+/**
+ * The command that replays `seed` of the scenario at `scenarioPath`, fuzz
+ * draw applied, as the fuzzer ran it: with its duration and, when it is not
+ * every block, how often the state invariants were checked (a violation is
+ * seen at the first state check after it, so checking at other blocks can
+ * fail at another time, or not at all).
+ */
+export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number; invariantEveryBlocks?: number } = {}): string {
   const path = /^[\w./@:+-]+$/.test(scenarioPath) ? scenarioPath : `'${scenarioPath.replaceAll("'", "'\\''")}'`;
   const duration = options.durationSeconds === undefined ? "" : ` --duration ${options.durationSeconds}`;
-  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}`;
+  const every = options.invariantEveryBlocks === undefined || options.invariantEveryBlocks === 1 ? "" : ` --invariant-every ${options.invariantEveryBlocks}`;
+  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}${every}`;
 }
 
 export interface SeedOptions {
