@@ -30,7 +30,7 @@ import { arbitrageur } from "../agents/arbitrageur.ts";
 import { chaos } from "../agents/chaos.ts";
 import { marketMaker } from "../agents/market-maker.ts";
 import { momentum } from "../agents/momentum.ts";
-import { noiseTaker } from "../agents/noise-taker.ts";
+import { NOISE_TAKER_DEFAULTS, noiseTaker } from "../agents/noise-taker.ts";
 import { overLeveraged } from "../agents/over-leveraged.ts";
 import { DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
 import type { LatencySpec } from "../src/sim/latency.ts";
@@ -59,7 +59,7 @@ function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
   const latency = { orderEntry: lognormal(entry), responses: lognormal(entry), marketData: lognormal(Number(parameters["marketDataMedianMicros"])) };
   const agents = scenario.agents.map((agent) => {
     const params: Record<string, unknown> = { ...agent.params };
-    if (agent.agent === noiseTaker) params["ratePerSecond"] = Number(params["ratePerSecond"] ?? 0.3) * Number(parameters["takerRateFactor"]);
+    if (agent.agent === noiseTaker) params["ratePerSecond"] = Number(params["ratePerSecond"] ?? NOISE_TAKER_DEFAULTS.ratePerSecond) * Number(parameters["takerRateFactor"]);
     if (agent.agent === marketMaker) params["refreshSeconds"] = Number(parameters["refreshSeconds"]);
     return { ...agent, params, latency };
   });

@@ -2,9 +2,11 @@
  * Liquidation cascade with ADL: ETH falls about 10 % over twenty minutes
  * (a strongly negative drift plus downward jumps) while six over-leveraged
  * traders are long at 17-19x. Each liquidation closes against the backstop
- * pool while the pool's margin allows; the pool starts small here, so once
- * it is full the closes fall to auto-deleveraging of the most profitable
- * shorts (ADL executions), and losses beyond the pool are socialized.
+ * pool while the pool's margin allows, and falls to auto-deleveraging of
+ * the most profitable shorts (ADL executions) when it does not; losses
+ * beyond the pool are socialized. The pool starts small here: on seed 1
+ * the first three closes are ADL, and the pool, grown by liquidation
+ * penalties, takes the last two.
  * The market maker and noise takers keep a book to trade against.
  */
 import { marketMaker } from "../agents/market-maker.ts";
@@ -22,7 +24,7 @@ const longs = [17, 18, 19, 19, 18, 17].map((leverage, index) => ({
 
 export default defineScenario({
   name: "liquidation-cascade",
-  description: "ETH falls ~10 % in twenty minutes; six 17-19x longs are liquidated, a small pool fills up and ADL closes the rest",
+  description: "ETH falls ~10 % in twenty minutes; six 17-19x longs are liquidated, ADL closes what the small pool cannot take",
   seed: 1,
   durationSeconds: 1_800,
   signatures: "trusted",
