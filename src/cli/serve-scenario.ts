@@ -8,7 +8,9 @@
  * the live driver: every time the driver's virtual time moves (an input, a
  * wake-up, POST /admin/clock), the kernel runs the agents' events due by
  * then. With `--clock manual` the agents therefore act only when the clock
- * is advanced. An agent that fails is reported on stderr and the server
+ * is advanced; their inputs are stamped with the Exchange's time, which is
+ * already the new time, so the events due in a long jump all reach the
+ * Exchange at its end (advance in small steps for a finer-grained world). An agent that fails is reported on stderr and the server
  * goes on (its clients are not the agent's). Live, signatures are always verified (real clients are
  * connected), so the agents sign with their keys.
  *

@@ -2,10 +2,11 @@
  * The house: what makes a live mock server look like a market when no
  * scenario brings agents of its own.
  *
- * - An oracle feed: every second of virtual time, each perp's index asset
- *   moves by a seeded geometric Brownian step; the index and the
- *   exchange-mark oracle (a small seeded basis apart) are published as a
- *   prices input, like any other input (so it is logged and replays).
+ * - An oracle feed: at most once per second of virtual time, every asset
+ *   with a start price moves by a seeded geometric Brownian step; the
+ *   asset prices and each perp's exchange-mark oracle (a small seeded basis
+ *   from its index) are published as a prices input, like any other input
+ *   (so it is logged and replays).
  * - Market makers: one funded tier-3 account per market, perp and spot,
  *   quoting a ladder of post-only GTC orders around the oracle price (a
  *   perp's index asset, a spot market's base asset), requoted every few
@@ -15,7 +16,12 @@
  *
  * The house acts on `tick(now)`: the wall-clock server calls it from a timer,
  * and a manual-clock server from the clock endpoint, so with `--clock
- * manual` the house only acts when the clock is advanced.
+ * manual` the house only acts when the clock is advanced. It acts at the
+ * time it is woken, once per kind of action due: a manual clock moved by a
+ * minute in one call moves prices one step and requotes once (at the new
+ * time), not sixty steps at the times in between (the Exchange is already
+ * there). Advance in steps of a second or less to get the per-second feed.
+ * The agents of `serve <scenario>` behave alike (src/cli/serve-scenario.ts).
  */
 import type { Hex } from "viem";
 import { createClient, type Client } from "../client/client.ts";
