@@ -86,6 +86,8 @@ export class Exchange {
   private readonly restingMirror = new Map<string, { priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
   private readonly depthDirty = new Set<number>();
+  /** Symbols of the markets whose order entry is disabled (admin `orderEntryDisabled`; see marketAdmin). */
+  private readonly entryDisabled = new Set<string>();
   /** The engine's market specs, in marketId order of the config (made once: the summary tick walks them). */
   private readonly specs: readonly MarketSpec[];
   private lastOrderSequence = 0;
@@ -175,7 +177,7 @@ export class Exchange {
     let answer: ExchangeAnswer;
     switch (input.kind) {
       case "request":
-        answer = this.request(this.gateway.handle(input.op, input.body, atMicros));
+        answer = this.request(this.orderEntryRefusal(input) ?? this.gateway.handle(input.op, input.body, atMicros));
         break;
       case "prices":
         answer = this.prices(input, atMicros);
@@ -189,6 +191,30 @@ export class Exchange {
     }
     this.flushDepth();
     return answer;
+  }
+
+  /**
+   * SERVICE_DISABLED_ERROR for a createOrder or modifyOrder whose symbol names
+   * a market with order entry disabled, or null. Checked before the gateway,
+   * like its service-wide SERVICE_DISABLED_ERROR (stage 0 of its precedence),
+   * so the refusal consumes no nonce and no rate-limit slot; a body without
+   * a known symbol goes on to the gateway, which reports what is wrong with it.
+   */
+  private orderEntryRefusal(input: Extract<ExchangeInput, { kind: "request" }>): GatewayAnswer | null {
+    if (this.entryDisabled.size === 0 || (input.op !== "createOrder" && input.op !== "modifyOrder")) return null;
+    const body = input.body;
+    if (typeof body !== "object" || body === null) return null;
+    const symbol = (body as { symbol?: unknown }).symbol;
+    if (typeof symbol !== "string" || !this.entryDisabled.has(symbol)) return null;
+    return {
+      ok: false,
+      error: { error: "SERVICE_DISABLED_ERROR", message: `order entry is disabled on ${symbol}: ${input.op} is refused, cancels are accepted; retry later` },
+    };
+  }
+
+  /** Whether order entry is disabled on the market `symbol` (admin `orderEntryDisabled`). */
+  isOrderEntryDisabled(symbol: string): boolean {
+    return this.entryDisabled.has(symbol);
   }
 
   private request(answer: GatewayAnswer): ExchangeAnswer {
@@ -499,6 +525,28 @@ export class Exchange {
     return { ok: true, payload: { entries: result.ledger.length } };
   }
 
+  /**
+   * The admin market states. Each flag is independent: a body sets the flags
+   * it names and leaves the others as they are.
+   * - `halted`: the market is halted. The engine matches nothing: createOrder
+   *   and modifyOrder are refused with TRADING_HALTED_ERROR, armed stops do
+   *   not fire (those due fire once the halt lifts, at the latest mark).
+   *   Resting orders stay on the book and can be cancelled (cancelOrder,
+   *   cancelAll, cancelAllAfter); matches already made still settle.
+   * - `orderEntryDisabled`: the market is cancel-only. createOrder and
+   *   modifyOrder naming it are refused with SERVICE_DISABLED_ERROR (checked
+   *   first, before the gateway's own stages, as the service-wide
+   *   SERVICE_DISABLED_ERROR is), cancels are accepted, and the market is not
+   *   halted: the engine goes on matching what is already in it (armed stops
+   *   fire at the mark and their children trade).
+   * - Both: SERVICE_DISABLED_ERROR for new orders (order entry is checked
+   *   first), and no matching (the halt); clearing one leaves the other.
+   * - `reopening`, `settlementPaused`: orders that would cross are refused
+   *   (CROSSING_ORDERS_TEMPORARILY_UNAVAILABLE_ERROR); settlementPaused also
+   *   busts the market's matches that reach a block (MarketPaused).
+   * - `closed: true` (perp only, final): open orders cancelled, MARKET_CLOSE
+   *   executions at `settlementPrice` (default the mark), then halted for good.
+   */
   private marketAdmin(action: Extract<AdminAction, { action: "market" }>, atMicros: Micros): ExchangeAnswer {
     const market = this.marketsBySymbol.get(action.symbol);
     if (market === undefined) return adminError("SYMBOL_NOT_FOUND_ERROR", `symbol "${action.symbol}" does not resolve to a market`);
@@ -517,12 +565,13 @@ export class Exchange {
         return adminError("INPUT_VALIDATION_ERROR", `${market.symbol} has no mark price: give a settlementPrice to close it`);
       }
     }
-    if (action.halted !== undefined || action.reopening !== undefined || action.settlementPaused !== undefined || action.orderEntryDisabled !== undefined) {
-      const halted = action.halted ?? action.orderEntryDisabled;
+    if (action.orderEntryDisabled === true) this.entryDisabled.add(market.symbol);
+    else if (action.orderEntryDisabled === false) this.entryDisabled.delete(market.symbol);
+    if (action.halted !== undefined || action.reopening !== undefined || action.settlementPaused !== undefined) {
       this.engine.setMarketState({
         atMicros,
         marketId: market.marketId,
-        ...(halted === undefined ? {} : { halted }),
+        ...(action.halted === undefined ? {} : { halted: action.halted }),
         ...(action.reopening === undefined ? {} : { reopening: action.reopening }),
         ...(action.settlementPaused === undefined ? {} : { settlementPaused: action.settlementPaused }),
       });

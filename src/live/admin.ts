@@ -8,6 +8,14 @@
  * The admin API is not part of the spec, is not edge-limited and needs no
  * signature: bind the server to a private interface.
  *
+ * Durability: an action that hands the driver an input or a clock step is
+ * answered from `driver.whenDurable`, exactly like REST and /exec order
+ * entry: when recording with sync durability, once the group commit holding
+ * it is on disk, so a crash never loses an answered admin action. Answers
+ * keep their order. Refusals made here before any input (400
+ * INPUT_VALIDATION_ERROR, 409, 404, 405) and the reads (GET /admin,
+ * GET /admin/state, and resync) are answered at once.
+ *
  * Routes (all bodies are strict: an unknown field is refused):
  *
  * | Route | Body | Answer (200) |
@@ -31,9 +39,21 @@
  *   the owner wallet's accounts channel (AccountNotification).
  * - Prices: `asset` sets an asset's index (oracle) price; `symbol` sets a
  *   perp's exchange-mark oracle, or a spot market's base-asset index.
- * - Markets: `orderEntryDisabled` halts order entry like `halted`;
- *   `closed: true` closes a perp market (MARKET_CLOSE executions at
- *   `settlementPrice`, default the mark); a closed market does not reopen.
+ * - Markets: each flag is set or cleared on its own (a flag the body omits
+ *   is left as it is; Exchange.marketAdmin has the full rules).
+ *   `halted`: the market is halted, nothing matches: createOrder and
+ *   modifyOrder get TRADING_HALTED_ERROR, armed stops wait for the halt to
+ *   lift; cancels are accepted and resting orders stay.
+ *   `orderEntryDisabled`: the market is cancel-only: createOrder and
+ *   modifyOrder get SERVICE_DISABLED_ERROR, cancels are accepted, and the
+ *   engine goes on matching (armed stops fire). With both set, new orders
+ *   get SERVICE_DISABLED_ERROR and nothing matches.
+ *   `reopening`, `settlementPaused`: crossing orders are refused
+ *   (CROSSING_ORDERS_TEMPORARILY_UNAVAILABLE_ERROR); settlementPaused busts
+ *   the market's matches at their block (MarketPaused).
+ *   `closed: true` closes a perp market (its orders cancelled, MARKET_CLOSE
+ *   executions at `settlementPrice`, default the mark, then halted); a
+ *   closed market does not reopen.
  * - Wallets: an unknown wallet is registered; `feeTierId` names a VIP fee
  *   tier; `referrer` makes the wallet a referee of that wallet.
  * - Faults, one body for several: `{bustNext?: {count, reasonName?},
@@ -353,23 +373,29 @@ interface AdminRoute {
   readonly action: Action;
   /** False for routes that read no body. */
   readonly body: boolean;
+  /**
+   * True for routes that hand the driver inputs or clock steps: their answer
+   * waits for the input log (`driver.whenDurable`), as REST and /exec
+   * answers do. The reads (and resync, which changes no state) answer at once.
+   */
+  readonly durable: boolean;
 }
 
 const ROUTES: readonly AdminRoute[] = [
-  { method: "GET", path: "/admin", action: () => ({ status: 200, body: { routes: ROUTES.map((route) => `${route.method} ${route.path}`) } }), body: false },
-  { method: "POST", path: "/admin/accounts", action: createAccount, body: true },
-  { method: "POST", path: "/admin/deposits", action: balanceAction("deposit"), body: true },
-  { method: "POST", path: "/admin/withdrawals", action: balanceAction("withdraw"), body: true },
-  { method: "POST", path: "/admin/transfers", action: transfer, body: true },
-  { method: "POST", path: "/admin/signers", action: addSigner, body: true },
-  { method: "POST", path: "/admin/assets/{asset}", action: assetStatus, body: true },
-  { method: "POST", path: "/admin/prices", action: prices, body: true },
-  { method: "POST", path: "/admin/clock", action: clock, body: true },
-  { method: "POST", path: "/admin/markets/{symbol}", action: market, body: true },
-  { method: "POST", path: "/admin/wallets/{address}", action: wallet, body: true },
-  { method: "POST", path: "/admin/faults", action: faults, body: true },
-  { method: "POST", path: "/admin/resync", action: resync, body: false },
-  { method: "GET", path: "/admin/state", action: state, body: false },
+  { method: "GET", path: "/admin", action: () => ({ status: 200, body: { routes: ROUTES.map((route) => `${route.method} ${route.path}`) } }), body: false, durable: false },
+  { method: "POST", path: "/admin/accounts", action: createAccount, body: true, durable: true },
+  { method: "POST", path: "/admin/deposits", action: balanceAction("deposit"), body: true, durable: true },
+  { method: "POST", path: "/admin/withdrawals", action: balanceAction("withdraw"), body: true, durable: true },
+  { method: "POST", path: "/admin/transfers", action: transfer, body: true, durable: true },
+  { method: "POST", path: "/admin/signers", action: addSigner, body: true, durable: true },
+  { method: "POST", path: "/admin/assets/{asset}", action: assetStatus, body: true, durable: true },
+  { method: "POST", path: "/admin/prices", action: prices, body: true, durable: true },
+  { method: "POST", path: "/admin/clock", action: clock, body: true, durable: true },
+  { method: "POST", path: "/admin/markets/{symbol}", action: market, body: true, durable: true },
+  { method: "POST", path: "/admin/wallets/{address}", action: wallet, body: true, durable: true },
+  { method: "POST", path: "/admin/faults", action: faults, body: true, durable: true },
+  { method: "POST", path: "/admin/resync", action: resync, body: false, durable: false },
+  { method: "GET", path: "/admin/state", action: state, body: false, durable: false },
 ];
 
 const PARAM_PATTERNS: Readonly<Record<string, RegExp>> = { asset: ASSET_PATTERN, symbol: SYMBOL_PATTERN, address: ADDRESS_PATTERN };
@@ -428,14 +454,16 @@ async function serve(context: LiveContext, request: IncomingMessage, response: S
   }
   const body = found.route.body ? await readJson(request) : undefined;
   const reply = found.route.action(context, body, found.params);
-  sendJson(response, reply.status, reply.body);
+  if (found.route.durable) context.driver.whenDurable(() => sendJson(response, reply.status, reply.body));
+  else sendJson(response, reply.status, reply.body);
 }
 
 export function createAdminHandler(context: LiveContext): HttpHandler {
   return (request, response, url) => {
     serve(context, request, response, url).catch((error: unknown) => {
+      // An AdminError is thrown before any input (nothing to wait for); the Exchange throwing leaves a logged step.
       if (error instanceof AdminError) sendJson(response, error.status, { error: error.code, message: error.message });
-      else internalError(response, error);
+      else context.driver.whenDurable(() => internalError(response, error));
     });
   };
 }

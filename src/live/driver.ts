@@ -16,10 +16,11 @@
  * After each step the log gets the run fingerprint. The log is what replay
  * re-executes, step for step.
  *
- * Durability: a surface that answers an input (rest.ts, exec.ts) sends the
- * answer from `whenDurable`, so a log that holds answers back (group commit,
- * src/record/live-input-log.ts) releases it once the step is on disk; without
- * a log, or with one that does not wait, the callback runs at once.
+ * Durability: a surface that answers an input or a clock step (rest.ts,
+ * exec.ts, admin.ts) sends the answer from `whenDurable`, so a log that
+ * holds answers back (group commit, src/record/live-input-log.ts) releases it
+ * once the step is on disk; without a log, or with one that does not wait,
+ * the callback runs at once.
  */
 import { Fingerprint } from "../core/fingerprint.ts";
 import type { Micros } from "../core/time.ts";

@@ -259,7 +259,7 @@ describe("POST /admin/markets/{symbol}", () => {
     await w.admin(`markets/${ETH}`, { halted: false });
     expect((await createOrder(w.alice)).status).toBe(200);
     await w.admin(`markets/${ETH}`, { orderEntryDisabled: true });
-    expect((await createOrder(w.alice)).body.error).toBe("TRADING_HALTED_ERROR");
+    expect((await createOrder(w.alice)).body.error).toBe("SERVICE_DISABLED_ERROR"); // cancel-only, not halted (admin-durability.test.ts has the flag rules)
     await w.admin(`markets/${ETH}`, { orderEntryDisabled: false });
     expect((await createOrder(w.alice)).status).toBe(200);
   });

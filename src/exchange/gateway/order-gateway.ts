@@ -4,7 +4,9 @@
  *
  * Precedence (DESIGN.md): when several checks fail, the first stage that
  * fails is reported.
- *  0. service: SERVICE_DISABLED_ERROR while order entry is disabled;
+ *  0. service: SERVICE_DISABLED_ERROR while order entry is disabled (the
+ *     Exchange refuses a create or modify naming a market whose order entry
+ *     an admin disabled the same way, before this gateway);
  *  1. structure: schema, cross-field rules, symbol (validate/);
  *  2. account and signature: NO_ACCOUNTS_FOUND_ERROR (or
  *     UNAVAILABLE_ACCOUNT_OWNER_ERROR while owner lookups fail), then
