@@ -13,9 +13,14 @@
  * `<dir>/inputs.arrow` (src/record/live-input-log.ts), which `shadowbook
  * replay` re-executes; with `--durability sync` (the default) an
  * order-entry answer leaves only once its request is on disk.
+ *
+ * `--edge-limit` and `--slow-consumer-bytes` set the network-edge limit
+ * (spec 8.4) and the unsent data that makes a stream client a slow
+ * consumer (1013), startLiveServer's edgeLimit and slowConsumerBytes.
  */
 import { millisToMicros, type Micros } from "../core/time.ts";
 import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
+import { DEFAULT_EDGE_LIMIT, type EdgeLimitConfig } from "../live/edge-limiter.ts";
 import { House } from "../live/house.ts";
 import { startLiveServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
@@ -39,6 +44,8 @@ export interface ServeOptions {
   record?: string;
   durability: string;
   signerThreads: string;
+  edgeLimit: string;
+  slowConsumerBytes: string;
 }
 
 function integer(value: string, flag: string, min = 0): number {
@@ -46,6 +53,19 @@ function integer(value: string, flag: string, min = 0): number {
     throw new Error(`${flag} "${value}" must be an integer of at least ${min}`);
   }
   return Number(value);
+}
+
+/**
+ * `--edge-limit <n>`: /v2 requests per source IP per fixed window (the
+ * default window, 60 s), then HTTP 429; 0 turns the limit off (a window
+ * nothing can fill).
+ */
+function edgeLimit(value: string): EdgeLimitConfig {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new Error(`--edge-limit "${value}" must be a whole number of requests per ${DEFAULT_EDGE_LIMIT.windowMs / 1000} s window (0: no limit)`);
+  }
+  const requests = Number(value);
+  return { ...DEFAULT_EDGE_LIMIT, requestsPerWindow: requests === 0 ? Number.POSITIVE_INFINITY : requests };
 }
 
 /**
@@ -83,12 +103,17 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   const clock = options.clock as ClockMode;
   const speed = Number(options.speed);
   if (!(speed > 0)) throw new Error(`--speed "${options.speed}" must be a positive number`);
+  const edge = edgeLimit(options.edgeLimit);
+  const slowConsumerBytes = integer(options.slowConsumerBytes, "--slow-consumer-bytes");
   const startMicros = millisToMicros(options.start === undefined ? Date.now() : integer(options.start, "--start"));
   const signing = signingConfig({
     ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
     ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
   });
   const exchangeId = integer(options.exchangeId, "--exchange-id");
+  // Every flag is checked before anything is created (a bad --port must not leave a --record log behind).
+  const port = integer(options.port, "--port");
+  const signerThreads = options.signerThreads === "auto" ? defaultSignerThreads() : integer(options.signerThreads, "--signer-threads");
   const loaded = scenarioArgument === undefined ? undefined : await loadScenario(scenarioArgument);
   const seed = options.seed;
   const scenario = loaded === undefined ? undefined : liveScenario(loaded.scenario, loaded.paths, { signing }, exchangeId, integer(seed, "--seed"));
@@ -100,12 +125,14 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
     config,
     seed,
     host: options.host,
-    port: integer(options.port, "--port"),
+    port,
     clock,
     startMicros,
     speed,
+    edgeLimit: edge,
+    slowConsumerBytes,
     ...(log === undefined ? {} : { log }),
-    signerThreads: options.signerThreads === "auto" ? defaultSignerThreads() : integer(options.signerThreads, "--signer-threads"),
+    signerThreads,
     onAdvance: (now) => (scenario === undefined ? house?.tick(now) : scenario.advance(now)),
     setup: (context) => {
       if (scenario !== undefined) {
