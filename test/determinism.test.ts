@@ -28,6 +28,8 @@ export const DETERMINISTIC_CORE = [
   "src/sim/scenario.ts",
   "src/sim/run.ts",
   "src/sim/invariants.ts",
+  "src/sim/order-invariants.ts",
+  "src/sim/risk-invariants.ts",
   "src/client",
   "src/backtest/recording.ts",
   "src/backtest/tape.ts",

@@ -100,9 +100,12 @@ export function openInterest(state: RiskState): OpenInterestLine[] {
   });
 }
 
-/** The account's running sums next to the same sums recomputed from its positions. */
+/** The account's running margin sums that auditAccountSums compares, in its order. */
+export const ACCOUNT_SUM_KEYS = ["upnl", "upnlS", "im", "imS", "lm", "lmS", "imOrders", "f0", "f1"] as const;
+
+/** The account's running sums next to the same sums recomputed from its positions (in ACCOUNT_SUM_KEYS order). */
 export function auditAccountSums(account: AccountState): { readonly kept: readonly bigint[]; readonly recomputed: readonly bigint[] } {
-  const keys = ["upnl", "upnlS", "im", "imS", "lm", "lmS", "imOrders", "f0", "f1"] as const;
+  const keys = ACCOUNT_SUM_KEYS;
   const kept = keys.map((key) => account[key]);
   const recomputed = keys.map(() => 0n);
   for (const position of account.positions.values()) {

@@ -1,7 +1,10 @@
 /**
  * Invariants of a running Exchange, checked from its output stream and its
  * state. Cheap ones are checked on every output; the expensive ones (O(all
- * accounts)) after every block. A violation throws an InvariantError naming
+ * accounts)) after every block, or every `everyBlocks` blocks (the summary
+ * tick's liquidation check at the first tick after as many blocks); an
+ * account's margin sums are recomputed only when what they depend on
+ * changed since they last passed. A violation throws an InvariantError naming
  * the invariant, so a seeded run that breaks one stops at the same output
  * every time.
  *
@@ -11,26 +14,55 @@
  *   increase by exactly 1.
  * - Conservation (per asset, exact): balances + fees + open claims +
  *   residual = net deposits (the risk layer's audit).
- * - Open interest: long = short in every market.
+ * - Open interest: long = short in every market, settled and effective
+ *   (settled + pending); settled long and short each equal to the sum over
+ *   positions.
  * - Replay: each account's settled perp position equals the sum of the
  *   settled executions it took part in (so a busted match left no trace).
  * - The engine's own book invariants (never crossed, levels sum to orders).
+ * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution);
+ *   funding paid by longs = received by shorts, less socialized losses; the
+ *   accounts' running margin sums; after a liquidation step (a block's, for
+ *   the accounts of its executions; the summary tick's, for every holder of
+ *   a market with fresh prices), no account but the pool below its
+ *   liquidation requirement.
+ * - Busts (risk-invariants.ts): a bust leaves both accounts' settled
+ *   balances and positions as they were without the match.
+ * - Orders (order-invariants.ts, every order row): only the transitions of
+ *   spec 3.1, FILLED and CANCELLED final, cumQty never decreasing and at
+ *   most qty, gap-free fill ids.
  */
 import { assert, InvariantError } from "../core/assert.ts";
 import { toE18 } from "../core/decimal.ts";
 import type { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
-import { conservation, openInterest } from "../risk/audit.ts";
+import { conservation } from "../risk/audit.ts";
+import { OrderLifecycleInvariants } from "./order-invariants.ts";
+import { AccountSums, checkFeeParts, checkFunding, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
   blocksChecked: number;
   fillsSeen: number;
   executions: number;
   busts: number;
+  /** checkState runs (after every `everyBlocks` blocks, and on request). */
+  stateChecks: number;
+  /** Accounts checked against their liquidation requirement after a block's liquidation step (the accounts of its executions). */
+  liquidationBlockAccounts: number;
+  /** Summary ticks after whose liquidation steps every holder of a market with fresh prices was checked. */
+  liquidationTicks: number;
+  /** Accounts whose running margin sums were recomputed (the others' inputs had not changed since they passed). */
+  accountSumAudits: number;
+  /** Order rows checked for legal transitions, cumQty and fill ids. */
+  orderRows: number;
+  /** Perp executions whose fee parts were checked. */
+  feeChecks: number;
+  /** Accounts of busts compared with their settled state before the match. */
+  bustAccountsCompared: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -38,9 +70,18 @@ export class ExchangeInvariants {
   private readonly lastSequence = { perp: 0, spot: 0, bust: 0 };
   /** Signed settled position (10^18 fixed point) per "accountId/symbol", summed from the settled executions. */
   private readonly replayed = new Map<string, bigint>();
+  private readonly orders = new OrderLifecycleInvariants();
+  private readonly accountSums = new AccountSums();
+  private readonly settled: SettledAccounts;
+  /** Accounts of the executions at `touchedAtMicros` (what a block's liquidation step looked at). */
+  private readonly touched = new Set<number>();
+  private touchedAtMicros = -1;
+  /** blocksChecked when the summary tick was last checked. */
+  private lastTickCheck = -Infinity;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly exchange: Exchange, private readonly options: { everyBlocks?: number } = {}) {
+    this.settled = new SettledAccounts(exchange.risk.state);
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
   }
 
@@ -48,12 +89,16 @@ export class ExchangeInvariants {
     this.unsubscribe();
   }
 
-  private observe(output: ExchangeOutput): void {
+  /** Checks one output (the exchange calls it for every output; tests may feed outputs directly). */
+  observe(output: ExchangeOutput): void {
     switch (output.kind) {
       case "order": {
-        const { firstFillId, fillCount } = output.row;
+        const row = output.row;
+        const { firstFillId, fillCount } = row;
+        let first: bigint | undefined;
         if (firstFillId !== undefined && fillCount !== undefined) {
-          let id = BigInt(firstFillId);
+          first = BigInt(firstFillId);
+          let id = first;
           for (let i = 0; i < fillCount; i++, id++) {
             const fillId = id.toString();
             if (!this.ended.has(fillId) && !this.openFills.has(fillId)) {
@@ -61,7 +106,10 @@ export class ExchangeInvariants {
               this.stats.fillsSeen++;
             }
           }
+          this.settled.follow(row.accountId);
         }
+        this.orders.check(row, first);
+        this.stats.orderRows++;
         break;
       }
       case "perpExecution": {
@@ -72,26 +120,71 @@ export class ExchangeInvariants {
         const takerDelta = record.side === "B" ? qty : -qty;
         this.move(record.takerAccountId, record.symbol, takerDelta);
         if (record.makerAccountId !== undefined) this.move(record.makerAccountId, record.symbol, -takerDelta);
+        checkFeeParts(record);
+        this.stats.feeChecks++;
+        this.settled.changed(record.takerAccountId);
+        this.touch(record.takerAccountId);
+        if (record.makerAccountId !== undefined) {
+          this.settled.changed(record.makerAccountId);
+          this.touch(record.makerAccountId);
+        }
         this.stats.executions++;
         break;
       }
       case "spotExecution":
         this.sequence("spot", output.record.sequenceNumber);
         this.settle(output.record.fillId);
+        this.settled.changed(output.record.takerAccountId);
+        this.settled.changed(output.record.makerAccountId);
+        this.touch(output.record.takerAccountId);
+        this.touch(output.record.makerAccountId);
         this.stats.executions++;
         break;
-      case "bust":
-        this.sequence("bust", output.record.sequenceNumber);
-        this.end(output.record.fillId, "busted");
+      case "bust": {
+        const record = output.record;
+        this.sequence("bust", record.sequenceNumber);
+        this.end(record.fillId, "busted");
+        this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.takerAccountId, record.fillId);
+        this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.makerAccountId, record.fillId);
         this.stats.busts++;
+        break;
+      }
+      case "balances":
+        for (const accountId of this.exchange.risk.accountsOf(output.wallet)) this.settled.changed(accountId);
+        break;
+      case "transfer":
+        this.settled.changed(output.entry.accountId);
         break;
       case "block":
         this.stats.blocksChecked++;
-        if (this.stats.blocksChecked % (this.options.everyBlocks ?? 1) === 0) this.checkState();
+        if (this.stats.blocksChecked % (this.options.everyBlocks ?? 1) === 0) {
+          // The block's liquidation step has just run (Exchange.afterBlock emits "block" after it).
+          const now = this.exchange.now();
+          if (this.touchedAtMicros === now) this.stats.liquidationBlockAccounts += checkLiquidationStep(this.exchange.risk.state, this.touched, now, `block ${output.number}`);
+          this.checkState();
+        }
+        this.touched.clear();
+        break;
+      case "perpSummaries":
+        // Emitted right after the summary tick's liquidation steps.
+        if (this.stats.blocksChecked - this.lastTickCheck >= (this.options.everyBlocks ?? 1)) {
+          this.lastTickCheck = this.stats.blocksChecked;
+          checkLiquidationTick(this.exchange.risk.state, this.exchange.now());
+          this.stats.liquidationTicks++;
+        }
         break;
       default:
         break;
     }
+  }
+
+  private touch(accountId: number): void {
+    const now = this.exchange.now();
+    if (now !== this.touchedAtMicros) {
+      this.touched.clear();
+      this.touchedAtMicros = now;
+    }
+    this.touched.add(accountId);
   }
 
   private sequence(kind: "perp" | "spot" | "bust", sequenceNumber: number): void {
@@ -122,15 +215,16 @@ export class ExchangeInvariants {
     for (const fillId of this.openFills) {
       assert(exchange.desk.isPending(fillId), `fill ${fillId} neither settled nor busted, yet no longer pending`);
     }
-    for (const line of conservation(exchange.risk.state, now)) {
+    const state = exchange.risk.state;
+    for (const line of conservation(state, now)) {
       assert(line.holdings === line.netDeposits, `conservation of ${line.asset}: holdings ${line.holdings} != net deposits ${line.netDeposits}`);
     }
-    for (const line of openInterest(exchange.risk.state)) {
-      assert(line.long === line.short, `open interest of market ${line.marketId}: long ${line.long} != short ${line.short}`);
-      assert(line.long === line.longFromPositions, `open interest of market ${line.marketId}: long ${line.long} != sum of long positions ${line.longFromPositions}`);
-    }
+    checkOpenInterest(state);
+    checkFunding(state, now);
+    this.stats.accountSumAudits += this.accountSums.check(state);
     this.checkReplay();
     exchange.engine.checkInvariants();
+    this.stats.stateChecks++;
   }
 
   private checkReplay(): void {

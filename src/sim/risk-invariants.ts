@@ -1,0 +1,277 @@
+/**
+ * The risk and settlement invariants that ExchangeInvariants (invariants.ts)
+ * checks besides conservation and the replay of positions. The formulas are
+ * the risk layer's own (src/risk/audit.ts, margin.ts), not re-derived here.
+ *
+ * From the output stream, per record:
+ * - Fee v3: protocolFeeCredit + referrerFeeCredit + takerRebateCredit +
+ *   poolFeeCredit = takerFee exactly on an ORDER_MATCH; LIQUIDATION, ADL and
+ *   MARKET_CLOSE carry takerFee 0 and no fee parts.
+ * - A bust changes nothing: the settled balances and positions of its two
+ *   accounts are what they were at the last output that published a change
+ *   of them (SettledAccounts below).
+ *
+ * From the state, at the checker's block cadence (O(accounts + positions)):
+ * - Open interest: long = short, settled and effective (settled + pending);
+ *   settled long and short each equal to the sum over positions.
+ * - Funding: open funding claims + funding realized = -socialized, so what
+ *   longs pay equals what shorts receive until a loss is socialized.
+ * - Each account's running margin sums equal the sums recomputed from its
+ *   positions (audit.auditAccountSums).
+ * - After a liquidation step, no account but the pool that the step looked
+ *   at is below its liquidation requirement: after a block, the accounts of
+ *   its executions; after the summary tick, every holder of a perp market
+ *   with fresh prices.
+ */
+import { InvariantError } from "../core/assert.ts";
+import { formatE18, toE18 } from "../core/decimal.ts";
+import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
+import { equitySettled, isLiquidatable } from "../risk/margin.ts";
+import { perpPricesFresh } from "../risk/prices.ts";
+import type { AccountState, RiskState } from "../risk/state.ts";
+import type { PerpExecution } from "../spec/execution.ts";
+
+const FEE_PARTS = ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit"] as const;
+
+/** Fee v3 parts of a perp execution sum to its takerFee; executions other than ORDER_MATCH charge none. */
+export function checkFeeParts(record: PerpExecution): void {
+  const present = FEE_PARTS.filter((part) => record[part] !== undefined);
+  if (record.type !== "ORDER_MATCH") {
+    if (toE18(record.takerFee, "takerFee") !== 0n || present.length > 0) {
+      throw new InvariantError(`fee parts of ${record.type} fill ${record.fillId}: takerFee "${record.takerFee}" with parts [${present.join(", ")}], but only an ORDER_MATCH pays a taker fee`);
+    }
+    return;
+  }
+  if (present.length !== FEE_PARTS.length) {
+    throw new InvariantError(`fee parts of fill ${record.fillId}: ${FEE_PARTS.filter((part) => !present.includes(part)).join(", ")} missing on a Fee v3 ORDER_MATCH`);
+  }
+  let sum = 0n;
+  for (const part of FEE_PARTS) sum += toE18(record[part]!, part);
+  const takerFee = toE18(record.takerFee, "takerFee");
+  if (sum !== takerFee) {
+    const parts = FEE_PARTS.map((part) => `${part} "${record[part]}"`).join(" + ");
+    throw new InvariantError(`fee parts of fill ${record.fillId} sum to "${formatE18(sum)}" but takerFee is "${record.takerFee}": ${parts} must equal takerFee`);
+  }
+}
+
+/** Long = short open interest, settled and effective; settled long and short each equal to the sum over positions. */
+export function checkOpenInterest(state: RiskState): void {
+  for (const line of openInterest(state)) {
+    const market = `open interest of market ${line.marketId}`;
+    if (line.short !== line.shortFromPositions) throw new InvariantError(`${market}: short ${line.short} != sum of short positions ${line.shortFromPositions}`);
+    if (line.long !== line.short) throw new InvariantError(`${market}: long ${line.long} != short ${line.short}`);
+    if (line.long !== line.longFromPositions) throw new InvariantError(`${market}: long ${line.long} != sum of long positions ${line.longFromPositions}`);
+    if (line.longEffective !== line.shortEffective) throw new InvariantError(`${market}: effective long ${line.longEffective} != effective short ${line.shortEffective}`);
+  }
+}
+
+/** Funding claims of open positions + funding realized = -socialized (10^54). */
+export function checkFunding(state: RiskState, atMicros: number): void {
+  const claims = openFundingClaims(state, atMicros);
+  if (claims + state.fundingRealized !== -state.socialized) {
+    throw new InvariantError(
+      `funding: open claims ${claims} + realized ${state.fundingRealized} != -socialized ${-state.socialized} (10^54): what longs pay must equal what shorts receive, less socialized losses`,
+    );
+  }
+}
+
+/**
+ * Every account's running margin sums equal the sums recomputed from its
+ * positions (audit.auditAccountSums). The audit is a pure function of the
+ * kept sums and of what refreshPosition reads (each position's settled,
+ * pending and resting figures, its market's mark, funding anchors and
+ * rates), so an account none of these changed for since its last passing
+ * audit passes again and is skipped: the result is the same, for less.
+ */
+export class AccountSums {
+  private readonly inputs = new Map<number, unknown[]>();
+
+  /** Checks every account; returns how many it audited. */
+  check(state: RiskState): number {
+    let audits = 0;
+    for (const account of state.accounts.values()) {
+      let seen = this.inputs.get(account.id);
+      if (seen === undefined) {
+        seen = [];
+        this.inputs.set(account.id, seen);
+      }
+      if (recordInputs(account, seen)) continue;
+      audits++;
+      const { kept, recomputed } = auditAccountSums(account);
+      for (let i = 0; i < kept.length; i++) {
+        if (kept[i] !== recomputed[i]) {
+          seen.length = 0; // audit it again next time
+          throw new InvariantError(`running margin sum ${ACCOUNT_SUM_KEYS[i]} of account ${account.id} is ${kept[i]} but its positions give ${recomputed[i]}`);
+        }
+      }
+    }
+    return audits;
+  }
+}
+
+/** Writes what the account's audit reads into `seen`; true when all of it was already there. */
+function recordInputs(account: AccountState, seen: unknown[]): boolean {
+  let changed = 0;
+  let i = 0;
+  for (const key of ACCOUNT_SUM_KEYS) changed |= put(seen, i++, account[key]);
+  for (const position of account.positions.values()) {
+    const market = position.market;
+    const funding = market.funding;
+    changed |= put(seen, i++, position);
+    changed |= put(seen, i++, position.q);
+    changed |= put(seen, i++, position.k);
+    changed |= put(seen, i++, position.b);
+    changed |= put(seen, i++, position.pq);
+    changed |= put(seen, i++, position.pk);
+    changed |= put(seen, i++, position.restBuy);
+    changed |= put(seen, i++, position.restSell);
+    changed |= put(seen, i++, market.config);
+    changed |= put(seen, i++, market.mark);
+    changed |= put(seen, i++, funding.anchorMicros);
+    changed |= put(seen, i++, funding.slope);
+    changed |= put(seen, i++, funding.longAnchor);
+    changed |= put(seen, i++, funding.shortAnchor);
+  }
+  if (seen.length !== i) {
+    seen.length = i;
+    changed = 1;
+  }
+  return changed === 0;
+}
+
+/** Stores `value` at `seen[i]`: 1 when it differs from what was there, else 0. */
+function put(seen: unknown[], i: number, value: unknown): number {
+  if (seen[i] === value) return 0;
+  seen[i] = value;
+  return 1;
+}
+
+/**
+ * No account but the pool left below its liquidation requirement after a
+ * liquidation step, for the accounts that step examined at `atMicros`.
+ * (Which ones: the risk layer looks at an account when a trade of its own,
+ * a mark or funding change or a price of its markets or collateral touches
+ * it, so funding accrued since then may take an account below its
+ * requirement until the next look: by design, and not a violation.)
+ *
+ * After a block: the accounts of every execution at the block's time
+ * (each flagged itself when applied; the block's step ran after them).
+ * Returns how many accounts were checked.
+ */
+export function checkLiquidationStep(state: RiskState, accountIds: Iterable<number>, atMicros: number, step: string): number {
+  let checked = 0;
+  for (const accountId of accountIds) {
+    const account = state.accounts.get(accountId);
+    if (account === undefined || accountId === state.config.poolAccountId) continue;
+    checked++;
+    if (isLiquidatable(account, atMicros)) throw belowAfterStep(account, atMicros, step);
+  }
+  return checked;
+}
+
+/**
+ * After the summary tick, whose steps look again at every holder of every
+ * perp market whose prices are fresh (feeds.refreshMark): each such holder.
+ * Returns how many accounts were checked.
+ */
+export function checkLiquidationTick(state: RiskState, atMicros: number): number {
+  const pool = state.config.poolAccountId;
+  const seen = new Set<number>();
+  for (const market of state.perps.values()) {
+    if (market.closed || !perpPricesFresh(state, market, atMicros)) continue;
+    for (const [accountId, position] of market.holders) {
+      if (accountId === pool || seen.has(accountId)) continue;
+      seen.add(accountId);
+      if (isLiquidatable(position.account, atMicros)) throw belowAfterStep(position.account, atMicros, "the summary tick");
+    }
+  }
+  return seen.size;
+}
+
+function belowAfterStep(account: AccountState, atMicros: number, step: string): InvariantError {
+  return new InvariantError(
+    `account ${account.id} left below its liquidation requirement after the liquidation step of ${step}: margin balance ${equitySettled(account, atMicros)} < requirement ${account.lmS} (10^36)`,
+  );
+}
+
+/**
+ * The settled balances and positions of accounts as of the last output
+ * that published a change of them (an execution naming the account, its
+ * balances, a transfer of it). A bust must find its accounts unchanged.
+ * Only accounts seen in a fill are followed.
+ */
+export class SettledAccounts {
+  private readonly published = new Map<number, SettledView>();
+
+  constructor(private readonly state: RiskState) {}
+
+  /** Starts following an account (a fill of it was seen): its state now is as last published. */
+  follow(accountId: number): void {
+    if (!this.published.has(accountId)) this.take(accountId);
+  }
+
+  /** An output published a change of the account. */
+  changed(accountId: number): void {
+    if (this.published.has(accountId)) this.take(accountId);
+  }
+
+  /** A bust of fill `fillId` named this account: its settled state must be as last published. Returns 1 when compared, 0 for an account not followed. */
+  checkUnchanged(accountId: number, fillId: string): number {
+    const before = this.published.get(accountId);
+    if (before === undefined) return 0;
+    const now = settledView(this.state.accounts.get(accountId));
+    if (sameView(before, now)) return 1;
+    throw new InvariantError(`bust of fill ${fillId} changed the settled state of account ${accountId}: ${describeChange(before, now)}; a busted match leaves balances and positions as they were without it`);
+  }
+
+  private take(accountId: number): void {
+    this.published.set(accountId, settledView(this.state.accounts.get(accountId)));
+  }
+}
+
+/** Non-zero settled balances (asset, balance) then non-empty positions (marketId, q, k, b), flat. */
+type SettledView = (string | number | bigint)[];
+
+function settledView(account: AccountState | undefined): SettledView {
+  const view: SettledView = [];
+  if (account === undefined) return view;
+  for (const [asset, balance] of account.balances) if (balance.balance !== 0n) view.push(asset, balance.balance);
+  for (const [marketId, position] of account.positions) {
+    if (position.q !== 0n || position.k !== 0n || position.b !== 0n) view.push(marketId, position.q, position.k, position.b);
+  }
+  return view;
+}
+
+function sameView(a: SettledView, b: SettledView): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** "balance rUSD 5 -> 4, position 1 q 0 -> 2, ..." (only the figures that differ). */
+function describeChange(before: SettledView, after: SettledView): string {
+  const figures = (view: SettledView) => {
+    const map = new Map<string, bigint>();
+    let i = 0;
+    while (i < view.length && typeof view[i] === "string") {
+      map.set(`balance ${String(view[i])}`, view[i + 1] as bigint);
+      i += 2;
+    }
+    for (; i < view.length; i += 4) {
+      const market = String(view[i]);
+      map.set(`position ${market} q`, view[i + 1] as bigint);
+      map.set(`position ${market} k`, view[i + 2] as bigint);
+      map.set(`position ${market} b`, view[i + 3] as bigint);
+    }
+    return map;
+  };
+  const a = figures(before);
+  const b = figures(after);
+  const changes: string[] = [];
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const x = a.get(key) ?? 0n;
+    const y = b.get(key) ?? 0n;
+    if (x !== y) changes.push(`${key} ${x} -> ${y}`);
+  }
+  return changes.join(", ");
+}
