@@ -340,7 +340,7 @@ function pair(level: DepthLevel): [number, number] {
 describe("engine invariants over random command streams", () => {
   it("hold for every command of every seeded stream", () => {
     fc.assert(
-      fc.property(fc.array(command, { minLength: 20, maxLength: 150 }), (commands) => {
+      fc.property(fc.array(command, { minLength: 20, maxLength: 150, size: "max" }), (commands) => {
         const run = new Run();
         for (const cmd of commands) run.apply(cmd);
         run.checkNotional();
