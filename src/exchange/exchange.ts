@@ -41,6 +41,7 @@ import type { ExchangeOutput, OutputListener } from "./outputs.ts";
 import { OwnerIds } from "./owners.ts";
 import { RecordIndex } from "./read-models.ts";
 import { injectedBustReason, perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
+import { walletSettingsProblem } from "./wallet-settings.ts";
 
 export interface ExchangeOptions {
   config: ExchangeConfig;
@@ -465,6 +466,8 @@ export class Exchange {
       case "market":
         return this.marketAdmin(action, atMicros);
       case "wallet": {
+        const problem = walletSettingsProblem(this.config, action.wallet, action);
+        if (problem !== null) return adminError("INPUT_VALIDATION_ERROR", problem);
         if (!this.risk.hasWallet(action.wallet)) this.risk.createWallet(action.wallet);
         this.risk.updateWallet(action.wallet, {
           ...(action.whitelisted === undefined ? {} : { whitelisted: action.whitelisted }),

@@ -87,6 +87,7 @@ import { DecimalInputError, toE18 } from "../core/decimal.ts";
 import { MICROS_PER_MILLI, microsToMillis } from "../core/time.ts";
 import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { AdminAction, ExchangeInput, FaultAction } from "../exchange/inputs.ts";
+import { walletSettingsProblem } from "../exchange/wallet-settings.ts";
 import { AssetStatus } from "../spec/enums.ts";
 import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
@@ -245,16 +246,8 @@ function checkMarket(context: LiveContext, symbol: string, body: z.infer<typeof 
 }
 
 function checkWallet(context: LiveContext, wallet: string, body: z.infer<typeof WalletBody>): void {
-  if (body.rateTier !== undefined && context.exchange.config.gateway.rateLimitsByTier[body.rateTier] === undefined) {
-    throw invalid(`rateTier ${body.rateTier} is not a configured rate tier`);
-  }
-  if (body.feeTierId !== undefined) {
-    const vip = context.queries.feeTiers().filter((tier) => tier.tierType === "VIP");
-    if (!vip.some((tier) => tier.tierId === body.feeTierId)) {
-      throw invalid(`feeTierId ${body.feeTierId} is not a VIP fee tier (VIP tiers: ${vip.map((tier) => tier.tierId).join(", ") || "none"})`);
-    }
-  }
-  if (body.referrer !== undefined && body.referrer.toLowerCase() === wallet.toLowerCase()) throw invalid("referrer: a wallet cannot refer itself");
+  const problem = walletSettingsProblem(context.exchange.config, wallet, body);
+  if (problem !== null) throw invalid(problem);
 }
 
 // -- actions ------------------------------------------------------------------------------------

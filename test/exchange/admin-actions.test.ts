@@ -42,4 +42,24 @@ describe("admin actions apply whole or not at all", () => {
     expect(exchange.handle({ kind: "admin", admin: { action: "market", symbol: "ETHRUSDPERP", closed: true, settlementPrice: "3000" } }, START_MICROS)).toMatchObject({ ok: true });
     expect(exchange.engine.marketBySymbol("ETHRUSDPERP")!.halted).toBe(true);
   });
+
+  it("refuses wallet settings that name no VIP fee tier, no configured rate tier, or the wallet itself as referrer, before registering the wallet", () => {
+    const { exchange } = fresh();
+    const vipTiers = exchange.config.risk.feeTiers.filter((tier) => tier.tierType === "VIP").map((tier) => tier.tierId);
+    const regularTier = exchange.config.risk.feeTiers.find((tier) => tier.tierType !== "VIP")!.tierId;
+    const refused = [
+      { feeTierId: regularTier, message: `feeTierId ${regularTier} is not a VIP fee tier (VIP tiers: ${vipTiers.join(", ") || "none"})` },
+      { feeTierId: 99, message: `feeTierId 99 is not a VIP fee tier (VIP tiers: ${vipTiers.join(", ") || "none"})` },
+      { rateTier: 42, message: "rateTier 42 is not a configured rate tier" },
+      { referrer: wallet(8).toUpperCase().replace("0X", "0x"), message: "referrer: a wallet cannot refer itself" },
+    ];
+    for (const { message, ...settings } of refused) {
+      const answer = exchange.handle({ kind: "admin", admin: { action: "wallet", wallet: wallet(8), ...settings } }, START_MICROS);
+      expect(answer).toEqual({ ok: false, error: { error: "INPUT_VALIDATION_ERROR", message } });
+      expect(exchange.risk.hasWallet(wallet(8))).toBe(false);
+    }
+    if (vipTiers.length > 0) {
+      expect(exchange.handle({ kind: "admin", admin: { action: "wallet", wallet: wallet(8), feeTierId: vipTiers[0]! } }, START_MICROS)).toEqual({ ok: true, payload: { wallet: wallet(8) } });
+    }
+  });
 });
