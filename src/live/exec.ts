@@ -47,10 +47,17 @@ import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import { parseExecFrame } from "./exec-framing.ts";
+import { watchLiveness } from "./liveness.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
 import { SignerPool } from "./signer-pool.ts";
 
-/** Protocol-level ping interval that keeps idle connections alive through proxies. */
+/**
+ * Protocol-level ping interval: keeps idle connections alive through
+ * proxies, and a peer that leaves a ping unanswered for a whole interval is
+ * terminated, as on the stream (liveness.ts). Its requests still in flight
+ * are handled (they happened); their answers are not sent, and the
+ * connection no longer counts in `connectionCount` or `closeIdle`.
+ */
 export const PROTOCOL_PING_MS = 30_000;
 
 /**
@@ -80,7 +87,8 @@ export interface ExecSurfaceOptions {
   signerThreads?: number;
   /**
    * Protocol-level ping interval (default PROTOCOL_PING_MS). Not reachable
-   * by clients: a test sets it low to see the pings without waiting 30 s.
+   * by clients: a test sets it low to see the pings, and a silent peer
+   * terminated, without waiting 30 s.
    */
   pingIntervalMs?: number;
 }
@@ -122,12 +130,8 @@ export function createExecSurface(context: LiveContext, options: ExecSurfaceOpti
     const connection: Connection = { socket, inFlight: new Set(), raw: rawStreamOf(socket), corked: false };
     connections.add(connection);
     queue.connected();
-    const ping = setInterval(() => socket.ping(), pingIntervalMs);
-    ping.unref();
-    socket.on("close", () => {
-      clearInterval(ping);
-      connections.delete(connection);
-    });
+    watchLiveness(socket, pingIntervalMs);
+    socket.on("close", () => connections.delete(connection));
     socket.on("error", () => socket.terminate());
     socket.on("message", (data, isBinary) => queue.onFrame(connection, isBinary ? "" : textOf(data)));
   });

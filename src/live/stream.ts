@@ -37,7 +37,8 @@
  *   bounded;
  * - protocol-level pings every STREAM_PING_INTERVAL_MS (unref'd timers) keep
  *   idle connections alive through proxies; a connection that has not
- *   answered the previous ping by the next one is dead and is terminated.
+ *   answered the previous ping by the next one is dead and is terminated
+ *   (liveness.ts, shared with /exec).
  */
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { microsToMillis } from "../core/time.ts";
@@ -51,6 +52,7 @@ import {
 import type { LiveContext, SocketSurface } from "./server.ts";
 import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
 import { routeOutput } from "../exchange/stream-routes.ts";
+import { watchLiveness } from "./liveness.ts";
 import { debug, StreamFanout } from "./stream-fanout.ts";
 import { takeSnapshot } from "./stream-snapshots.ts";
 
@@ -84,8 +86,6 @@ export interface StreamSurface extends SocketSurface {
 class Connection {
   readonly subscriptions = new Set<Channel<Connection>>();
   closing = false;
-  awaitingPong = false;
-  pingTimer: NodeJS.Timeout | undefined;
   cutTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly socket: WebSocket) {}
@@ -165,15 +165,8 @@ class StreamServer implements StreamSurface {
   private accept(socket: WebSocket): void {
     const connection = new Connection(socket);
     this.connections.add(connection);
-    connection.pingTimer = setInterval(() => {
-      if (connection.awaitingPong) return void socket.terminate();
-      connection.awaitingPong = true;
-      socket.ping();
-    }, this.pingIntervalMs);
-    connection.pingTimer.unref();
-    socket.on("pong", () => (connection.awaitingPong = false));
+    watchLiveness(socket, this.pingIntervalMs);
     socket.on("close", () => {
-      clearInterval(connection.pingTimer);
       clearTimeout(connection.cutTimer);
       this.detach(connection);
       this.connections.delete(connection);

@@ -31,7 +31,7 @@ import { RngRoot } from "../core/rng.ts";
 import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
 import type { RunObserver, RunSetup } from "./run.ts";
-import { runScenario } from "./runner.ts";
+import { checkInvariantEveryBlocks, runScenario } from "./runner.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
@@ -86,7 +86,7 @@ export interface FuzzOptions {
   workers?: number;
   /** Overrides the scenario's duration. */
   durationSeconds?: number;
-  /** State invariants after every this many blocks (default 1: every block). */
+  /** State invariants after every this many blocks (default 1: every block); a positive integer, else RangeError. */
   invariantEveryBlocks?: number;
   /** Workers only: a seed still running after this long fails with kind "Timeout" (its worker is replaced). */
   seedTimeoutSeconds?: number;
@@ -274,6 +274,7 @@ export type FuzzWorkerReply =
 export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   const workers = options.workers ?? 1;
   if (!Number.isSafeInteger(workers) || workers < 1) throw new FuzzError(`workers "${workers}" must be a positive integer`);
+  checkInvariantEveryBlocks(options.invariantEveryBlocks);
   const seeds = [...new Set(options.seeds)].sort((a, b) => a - b);
   for (const seed of seeds) {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new FuzzError(`seed "${seed}" must be a non-negative integer`);

@@ -49,7 +49,20 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Events run between checks of the wall clock. */
 const CHUNK_EVENTS = 4_096;
 
+/**
+ * Refuses an `invariantEveryBlocks` that is not a positive integer. The
+ * state checks run when the blocks checked are a multiple of it
+ * (ExchangeInvariants): 0 makes every remainder NaN and NaN never checks, so
+ * the run would pass with no state check at all; a negative number, a
+ * fraction or a non-finite value counts no blocks either.
+ */
+export function checkInvariantEveryBlocks(value: number | undefined): void {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`invariantEveryBlocks "${value}" must be a positive integer`);
+}
+
 export async function runScenario(scenario: Scenario, options: RunnerOptions = {}): Promise<{ run: SimRun; figures: RunFigures }> {
+  checkInvariantEveryBlocks(options.invariantEveryBlocks);
   const started = performance.now();
   const run = new SimRun(scenario, options);
   const every = options.progressEveryMs ?? 200;
