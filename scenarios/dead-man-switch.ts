@@ -4,10 +4,29 @@
  * minutes its refresh loop stops (a crashed quoting process, say), the
  * switch fires, and every one of its orders is cancelled by the exchange.
  * A second maker keeps quoting, so takers see the book thin out, not vanish.
+ *
+ * Fuzz: each seed draws when the maker stalls (stallAfterSeconds 20..450, so
+ * the switch fires within the run) and its switch's timeout (deadManMs
+ * 5000..60000 in whole seconds, the range cancelAllAfter accepts; every
+ * value is longer than the 3 s refresh).
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
-import { defineScenario } from "../src/sim/scenario.ts";
+import type { Rng } from "../src/core/rng.ts";
+import { defineScenario, type FuzzParameters, type Scenario } from "../src/sim/scenario.ts";
+import { withAgentParams } from "./fuzz-helpers.ts";
+
+function draw(rng: Rng): FuzzParameters {
+  return {
+    stallAfterSeconds: rng.int(20, 450),
+    deadManMs: rng.int(5, 60) * 1_000,
+  };
+}
+
+function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+  const stalls = { stopRefreshingAfterSeconds: Number(parameters["stallAfterSeconds"]), deadManMs: Number(parameters["deadManMs"]) };
+  return { ...scenario, agents: withAgentParams(scenario.agents, (agent) => (agent.name === "mm-stalls" ? stalls : undefined)) };
+}
 
 export default defineScenario({
   name: "dead-man-switch",
@@ -19,6 +38,7 @@ export default defineScenario({
     { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.015 },
     { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.015, decimals: 1 },
   ],
+  fuzz: { draw, apply },
   agents: [
     {
       name: "mm-stalls",

@@ -30,46 +30,14 @@ import { arbitrageur } from "../agents/arbitrageur.ts";
 import { chaos } from "../agents/chaos.ts";
 import { marketMaker } from "../agents/market-maker.ts";
 import { momentum } from "../agents/momentum.ts";
-import { NOISE_TAKER_DEFAULTS, noiseTaker } from "../agents/noise-taker.ts";
+import { noiseTaker } from "../agents/noise-taker.ts";
 import { overLeveraged } from "../agents/over-leveraged.ts";
 import { DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
-import type { LatencySpec } from "../src/sim/latency.ts";
-import { defineScenario, type FuzzParameters, type Scenario } from "../src/sim/scenario.ts";
-import { drawFault, withDrawnFault } from "../src/sim/swarm.ts";
+import { defineScenario } from "../src/sim/scenario.ts";
+import { applySwarm, drawSwarm } from "./fuzz-helpers.ts";
 
 const MAKER_DEPOSITS = { rUSD: "5000000", WETH: "1000" } as const;
 const TAKER_DEPOSITS = { rUSD: "250000", WETH: "50" } as const;
-
-const lognormal = (medianMicros: number): LatencySpec => ({ model: "lognormal", medianMicros, sigma: 0.4, minMicros: Math.min(150, medianMicros) });
-
-function draw(rng: Parameters<NonNullable<Scenario["fuzz"]>["draw"]>[0]): FuzzParameters {
-  const round = (value: number, digits: number) => Number(value.toFixed(digits));
-  return {
-    bustProbability: round(rng.between(0, 0.03), 4),
-    takerRateFactor: round(rng.between(0.5, 4), 2),
-    orderEntryMedianMicros: rng.int(200, 20_000),
-    marketDataMedianMicros: rng.int(200, 20_000),
-    refreshSeconds: rng.int(1, 8),
-    ...drawFault(rng, 60),
-  };
-}
-
-function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
-  const entry = Number(parameters["orderEntryMedianMicros"]);
-  const latency = { orderEntry: lognormal(entry), responses: lognormal(entry), marketData: lognormal(Number(parameters["marketDataMedianMicros"])) };
-  const agents = scenario.agents.map((agent) => {
-    const params: Record<string, unknown> = { ...agent.params };
-    if (agent.agent === noiseTaker) params["ratePerSecond"] = Number(params["ratePerSecond"] ?? NOISE_TAKER_DEFAULTS.ratePerSecond) * Number(parameters["takerRateFactor"]);
-    if (agent.agent === marketMaker) params["refreshSeconds"] = Number(parameters["refreshSeconds"]);
-    return { ...agent, params, latency };
-  });
-  return {
-    ...scenario,
-    agents,
-    timeline: withDrawnFault(scenario.timeline, parameters),
-    settlement: { ...scenario.settlement, bustProbability: Number(parameters["bustProbability"]) },
-  };
-}
 
 export default defineScenario({
   name: "default",
@@ -83,7 +51,8 @@ export default defineScenario({
   ],
   settlement: { bustProbability: 0.005 },
   timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "20000000" } }],
-  fuzz: { draw, apply },
+  // Fuzz: bust probability, taker rates, latencies, the makers' refresh interval and one fault in the first minute.
+  fuzz: { draw: drawSwarm, apply: applySwarm },
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 6_000, refreshSeconds: 5, requoteBps: 2 }, account: { rateTier: 3, deposits: MAKER_DEPOSITS } },
     { name: "mm-btc", agent: marketMaker, params: { symbol: "BTCRUSDPERP", levelNotional: 6_000, refreshSeconds: 5, requoteBps: 2 }, account: { rateTier: 3, deposits: MAKER_DEPOSITS } },

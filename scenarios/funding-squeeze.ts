@@ -11,12 +11,43 @@
  * (the summary counts funding still accruing on an open position in its
  * unrealized PnL, and in the funding columns once a position shrinks; the
  * prices.arrow output has the rate over time).
+ *
+ * Fuzz: each seed draws the mark oracle's premium over the index
+ * (oraclePremium 0.0015..0.006), the buyers' share of buys (buyShare
+ * 0.6..0.95) and the ETH perp's funding cap (fundingRateCap 0.002..0.01,
+ * still four times the default or more): longs keep paying shorts.
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
 import { overLeveraged } from "../agents/over-leveraged.ts";
+import type { Rng } from "../src/core/rng.ts";
 import { DEFAULT_MARKETS, DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
-import { defineScenario } from "../src/sim/scenario.ts";
+import type { RiskConfigInput } from "../src/risk/config.ts";
+import { defineScenario, type FuzzParameters, type Scenario } from "../src/sim/scenario.ts";
+import { round, withAgentParams } from "./fuzz-helpers.ts";
+
+/** The markets with the ETH perp's funding cap set to `cap` (a fraction per hour, as a decimal string). */
+const withEthFundingCap = (markets: RiskConfigInput, cap: string): RiskConfigInput => ({
+  ...markets,
+  perpMarkets: markets.perpMarkets.map((market) => (market.symbol === "ETHRUSDPERP" ? { ...market, fundingRateCap: cap } : market)),
+});
+
+function draw(rng: Rng): FuzzParameters {
+  return {
+    oraclePremium: round(rng.between(0.0015, 0.006), 5),
+    buyShare: round(rng.between(0.6, 0.95), 2),
+    fundingRateCap: round(rng.between(0.002, 0.01), 4).toString(),
+  };
+}
+
+function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+  return {
+    ...scenario,
+    markets: withEthFundingCap(scenario.markets ?? DEFAULT_MARKETS, String(parameters["fundingRateCap"])),
+    oracleBasisMean: Number(parameters["oraclePremium"]),
+    agents: withAgentParams(scenario.agents, (agent) => (agent.name === "buyers" ? { buyShare: Number(parameters["buyShare"]) } : undefined)),
+  };
+}
 
 export default defineScenario({
   name: "funding-squeeze",
@@ -24,16 +55,14 @@ export default defineScenario({
   seed: 1,
   durationSeconds: 3_600,
   signatures: "trusted",
-  markets: {
-    ...DEFAULT_MARKETS,
-    perpMarkets: DEFAULT_MARKETS.perpMarkets.map((market) => (market.symbol === "ETHRUSDPERP" ? { ...market, fundingRateCap: "0.005" } : market)),
-  },
+  markets: withEthFundingCap(DEFAULT_MARKETS, "0.005"),
   prices: [
     { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.01, stepMs: 2_000 },
     { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.01, stepMs: 2_000, decimals: 1 },
   ],
   oracleBasisMean: 0.003,
   oracleBasisSd: 0.0002,
+  fuzz: { draw, apply },
   timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "5000000" } }],
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", skewBps: 25, maxInventoryNotional: 300_000 }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },
