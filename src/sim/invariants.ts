@@ -30,7 +30,9 @@
  *   balances and positions as they were without the match.
  * - Orders (order-invariants.ts, every order row): only the transitions of
  *   spec 3.1, FILLED and CANCELLED final, cumQty never decreasing and at
- *   most qty, gap-free fill ids.
+ *   most qty, gap-free fill ids; and every settled ORDER_MATCH execution
+ *   (perp or spot) repeats the fill its taker's and its maker's rows
+ *   reported (accounts, orders, side, price, qty).
  */
 import { assert, InvariantError } from "../core/assert.ts";
 import { toE18 } from "../core/decimal.ts";
@@ -59,10 +61,12 @@ export interface InvariantStats {
   feeChecks: number;
   /** Accounts of busts compared with their settled state before the match. */
   bustAccountsCompared: number;
+  /** ORDER_MATCH executions (perp and spot) checked against the taker and maker rows of their fill. */
+  executionFillChecks: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -122,6 +126,7 @@ export class ExchangeInvariants {
         if (record.makerAccountId !== undefined) this.move(record.makerAccountId, record.symbol, -takerDelta);
         checkFeeParts(record);
         this.stats.feeChecks++;
+        this.stats.executionFillChecks += this.orders.checkExecution(record);
         this.settled.changed(record.takerAccountId);
         this.touch(record.takerAccountId);
         if (record.makerAccountId !== undefined) {
@@ -134,6 +139,7 @@ export class ExchangeInvariants {
       case "spotExecution":
         this.sequence("spot", output.record.sequenceNumber);
         this.settle(output.record.fillId);
+        this.stats.executionFillChecks += this.orders.checkExecution(output.record);
         this.settled.changed(output.record.takerAccountId);
         this.settled.changed(output.record.makerAccountId);
         this.touch(output.record.takerAccountId);
@@ -144,6 +150,7 @@ export class ExchangeInvariants {
         const record = output.record;
         this.sequence("bust", record.sequenceNumber);
         this.end(record.fillId, "busted");
+        this.orders.forgetFill(record.fillId);
         this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.takerAccountId, record.fillId);
         this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.makerAccountId, record.fillId);
         this.stats.busts++;

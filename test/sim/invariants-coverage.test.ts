@@ -11,6 +11,9 @@
  *   execution records and a block fed to it, the risk state of the finished
  *   run corrupted (and restored), and a real run whose first bust is made
  *   to change an account.
+ * The last block covers ORDER_MATCH executions against the order rows of
+ * their fill (order-invariants.ts): counted on the real run, broken on
+ * records and rows fed by hand.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { InvariantError } from "../../src/core/assert.ts";
@@ -21,7 +24,7 @@ import type { WireOrder } from "../../src/engine/wire.ts";
 import { equitySettled } from "../../src/risk/margin.ts";
 import type { AccountState, PerpMarketState } from "../../src/risk/state.ts";
 import type { ExecutionBust } from "../../src/spec/bust.ts";
-import type { PerpExecution } from "../../src/spec/execution.ts";
+import type { PerpExecution, SpotExecution } from "../../src/spec/execution.ts";
 import { AgentFailedError } from "../../src/sim/agent-host.ts";
 import { ExchangeInvariants } from "../../src/sim/invariants.ts";
 import { SimRun } from "../../src/sim/run.ts";
@@ -198,7 +201,7 @@ describe("(b) order rows: legal transitions, cumQty, fill ids", () => {
 describe("(b) execution records: fee parts", () => {
   it("accept the run's records as they were", () => {
     const checker = freshChecker();
-    feed(checker, [perp({ ...real.orderMatch, sequenceNumber: 1 }), perp({ ...real.liquidation, sequenceNumber: 2 })]);
+    feed(checker, [...fillRows(real.orderMatch), perp({ ...real.orderMatch, sequenceNumber: 1 }), perp({ ...real.liquidation, sequenceNumber: 2 })]);
     expect(checker.stats.feeChecks).toBe(2);
   });
 
@@ -313,11 +316,12 @@ describe("(b) risk state: open interest, funding, margin sums, liquidation step"
 
   it("throws after a block when an account of its executions is left below its liquidation requirement", () => {
     const account = holder();
-    const execution = perp({ ...real.orderMatch, sequenceNumber: 1, takerAccountId: account.id, qty: "0" });
+    const record: PerpExecution = { ...real.orderMatch, sequenceNumber: 1, takerAccountId: account.id, qty: "0" };
+    const execution = [...fillRows(record), perp(record)];
     const undo = belowLiquidation(account);
     try {
       expectBroken(
-        () => feed(freshChecker(), [execution, block()]),
+        () => feed(freshChecker(), [...execution, block()]),
         new RegExp(`account ${account.id} left below its liquidation requirement after the liquidation step of block 0: margin balance -?\\d+ < requirement \\d+`),
       );
     } finally {
@@ -325,7 +329,7 @@ describe("(b) risk state: open interest, funding, margin sums, liquidation step"
     }
     // Untouched, the account passes and the block goes on to the state checks (where this fresh
     // checker, which saw none of the run's executions, finds the positions unexplained).
-    expectBroken(() => feed(freshChecker(), [execution, block()]), /position \d+\/\w+ is -?\d+ (but its settled executions sum to 0|\(10\^18\) with no settled execution)/);
+    expectBroken(() => feed(freshChecker(), [...execution, block()]), /position \d+\/\w+ is -?\d+ (but its settled executions sum to 0|\(10\^18\) with no settled execution)/);
   });
 });
 
@@ -364,4 +368,163 @@ describe("(b) busts: balances as without the match", () => {
     expect(run.invariants!.stats.busts).toBeGreaterThan(0);
     expect(run.invariants!.stats.bustAccountsCompared).toBe(2 * run.invariants!.stats.busts);
   }, 60_000);
+});
+
+// -- executions against the fills of the order rows ----------------------------------------
+
+/** The synthetic order id of the side of `record` whose id the record omits (that order was FILLED by the fill). */
+const filledOrderId = (record: PerpExecution | SpotExecution, role: "taker" | "maker") => `${record.fillId}${role === "taker" ? "01" : "02"}`;
+
+/**
+ * The maker's and then the taker's order row of the fill of an ORDER_MATCH
+ * `record`, as the engine reports them before the fill settles: each names
+ * the one fill, at the record's price and qty; an order the record names is
+ * left OPEN with one more unit to fill, one it omits is FILLED by the fill.
+ */
+function fillRows(record: PerpExecution | SpotExecution): ExchangeOutput[] {
+  const qtyE18 = toE18(record.qty, "qty");
+  const orderRow = (role: "taker" | "maker", accountId: number | undefined, orderId: string | undefined): ExchangeOutput => {
+    const filled = orderId === undefined;
+    const side: WireOrder["side"] = (role === "taker") === (record.side === "B") ? "B" : "A";
+    return row(orderId ?? filledOrderId(record, role), filled ? "FILLED" : "OPEN", {
+      symbol: record.symbol,
+      accountId: accountId!,
+      side,
+      limitPx: record.price,
+      qty: filled ? record.qty : formatE18(qtyE18 + 10n ** 18n),
+      cumQty: record.qty,
+      execQty: record.qty,
+      firstFillId: record.fillId,
+      fillCount: 1,
+    });
+  };
+  return [orderRow("maker", record.makerAccountId, record.makerOrderId), orderRow("taker", record.takerAccountId, record.takerOrderId)];
+}
+
+/** `record` without its order id `field` (omitted, never undefined). */
+function without<T extends PerpExecution | SpotExecution>(record: T, field: "takerOrderId" | "makerOrderId"): T {
+  const copy = { ...record };
+  delete copy[field];
+  return copy;
+}
+
+/** A spot ORDER_MATCH record on WETHRUSD with the terms of the run's perp match, of the fill after it. */
+function spotMatch(): SpotExecution {
+  const { exchangeId, takerAccountId, makerAccountId, qty, side, price, timestamp } = real.orderMatch;
+  const fillId = String(BigInt(real.orderMatch.fillId) + 1n);
+  return { exchangeId, symbol: "WETHRUSD", takerAccountId, makerAccountId: makerAccountId!, takerOrderId: "601", makerOrderId: "602", qty, side, price, takerFee: "0", type: "ORDER_MATCH", timestamp, sequenceNumber: 1, fillId };
+}
+
+/** How many fills `checker` keeps the rows of (its order checker's private map, read for the memory bound). */
+const keptFills = (checker: ExchangeInvariants): number => (checker as unknown as { orders: { fills: Map<string, unknown> } }).orders.fills.size;
+
+const spot = (record: SpotExecution): ExchangeOutput => ({ kind: "spotExecution", symbol: record.symbol, wallets: [WALLET], record });
+
+describe("executions against the fills of the order rows", () => {
+  const match = () => ({ ...real.orderMatch, sequenceNumber: 1 });
+
+  it("check every ORDER_MATCH of the real run, perp and spot, and exempt its liquidations", () => {
+    const stats = real.invariants.stats;
+    const perpExecutions = [...real.types].filter(([type]) => type !== "bust").reduce((sum, [, count]) => sum + count, 0);
+    const spotExecutions = stats.executions - perpExecutions;
+    expect(spotExecutions).toBeGreaterThan(0);
+    expect(real.types.get("LIQUIDATION")).toBeGreaterThan(0);
+    // Every perp ORDER_MATCH and every spot execution; not the LIQUIDATION (no order fill).
+    expect(stats.executionFillChecks).toBe(real.types.get("ORDER_MATCH")! + spotExecutions);
+    // The fingerprint with the checks on and off: "(a) ... change no output" compares this same run.
+  });
+
+  it("accept a record whose rows came before it, perp and spot, and a liquidation without rows", () => {
+    const checker = freshChecker();
+    const spotRecord = spotMatch();
+    const spotRecordFilled = { ...without(without(spotRecord, "takerOrderId"), "makerOrderId"), fillId: String(BigInt(spotRecord.fillId) + 1n) };
+    feed(checker, [
+      ...fillRows(match()),
+      perp(match()),
+      perp({ ...real.liquidation, sequenceNumber: 2 }),
+      ...fillRows(spotRecord),
+      ...fillRows(spotRecordFilled), // both orders FILLED by the fill: the record names neither
+      spot(spotRecordFilled), // settled out of fill order
+      spot({ ...spotRecord, sequenceNumber: 2 }),
+    ]);
+    expect(checker.stats.executionFillChecks).toBe(3);
+    expect(checker.stats.executions).toBe(4);
+    // Nothing is kept of the fills that settled.
+    expect(keptFills(checker)).toBe(0);
+  });
+
+  it("forget a fill that busted, keeping only the fills in flight", () => {
+    const checker = freshChecker();
+    const record = match();
+    feed(checker, fillRows(record));
+    expect(keptFills(checker)).toBe(1);
+    const { takerAccountId, makerAccountId, exchangeId, symbol, qty, side, price, timestamp, fillId } = record;
+    const bust: ExecutionBust = { symbol, takerAccountId, exchangeId, makerAccountId: makerAccountId!, takerOrderId: "1", makerOrderId: "2", qty, side, price, reason: { reasonName: "MarketPaused", marketId: 1 }, timestamp, sequenceNumber: 1, fillId };
+    feed(checker, [{ kind: "bust", symbol, wallets: [WALLET], record: bust }]);
+    expect(checker.stats.busts).toBe(1);
+    expect(keptFills(checker)).toBe(0);
+  });
+
+  it("throw on an execution whose fill no order row reported, or only one", () => {
+    expectBroken(() => feed(freshChecker(), [perp(match())]), new RegExp(`ORDER_MATCH execution of fill ${real.orderMatch.fillId} \\(${real.orderMatch.symbol}\\) names a fill no order row reported: every match is on its taker's and its maker's rows`));
+    expectBroken(() => feed(freshChecker(), [spot(spotMatch())]), /ORDER_MATCH execution of fill \d+ \(WETHRUSD\) names a fill no order row reported/);
+    const [makerRow] = fillRows(match());
+    expectBroken(() => feed(freshChecker(), [makerRow!, perp(match())]), /ORDER_MATCH execution of fill \d+ names a fill reported on one order row only \(order \d+\)/);
+  });
+
+  it("throw on a third row naming a fill, two rows on one side, and a maker row naming several fills", () => {
+    const [makerRow, takerRow] = fillRows(match()) as [Extract<ExchangeOutput, { kind: "order" }>, Extract<ExchangeOutput, { kind: "order" }>];
+    const third = row("777", "OPEN", { side: makerRow.row.side, cumQty: "1", ...fills(Number(real.orderMatch.fillId)) });
+    expectBroken(() => feed(freshChecker(), [makerRow, takerRow, third]), new RegExp(`fill ${real.orderMatch.fillId} is named by a third order row \\(order 777, after orders \\d+ and \\d+\\): a fill is on one taker row and one maker row`));
+    const sameSide = { ...makerRow, row: { ...makerRow.row, side: takerRow.row.side } };
+    expectBroken(() => feed(freshChecker(), [sameSide, takerRow, perp(match())]), /names a fill whose two rows \(orders \d+ and \d+\) are both on side [AB]: a taker and its maker are on opposite sides/);
+    // The maker's row names the fill and the next one (and the taker's row the same two).
+    const two = { firstFillId: real.orderMatch.fillId, fillCount: 2 };
+    const makerOfTwo = { ...makerRow, row: { ...makerRow.row, ...two } };
+    const takerOfTwo = { ...takerRow, row: { ...takerRow.row, ...two } };
+    expectBroken(() => feed(freshChecker(), [makerOfTwo, takerOfTwo, perp(match())]), /its maker row \(order \d+\) names 2 fills from \d+: a maker row names its one fill/);
+  });
+
+  it("throw on an execution whose qty or price differs from its fill's", () => {
+    const rows = fillRows(match());
+    const qty = formatE18(toE18(real.orderMatch.qty, "qty") + 10n ** 16n);
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), qty })]), new RegExp(`has qty "${qty.replace(".", "\\.")}" but its maker row \\(order \\d+\\) execQty reported "${real.orderMatch.qty.replace(".", "\\.")}": an execution repeats the terms of its fill`));
+    const price = formatE18(toE18(real.orderMatch.price, "price") + 10n ** 18n);
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), price })]), new RegExp(`has price "${price.replace(".", "\\.")}" but its maker row \\(order \\d+\\) limitPx reported "${real.orderMatch.price.replace(".", "\\.")}"`));
+    // The taker's row of a round of one fill reports that fill's qty too.
+    const [makerRow, takerRow] = rows as [Extract<ExchangeOutput, { kind: "order" }>, Extract<ExchangeOutput, { kind: "order" }>];
+    const takerSaysMore = { ...takerRow, row: { ...takerRow.row, execQty: qty, cumQty: qty, qty: formatE18(toE18(qty, "qty") + 10n ** 18n), ...(takerRow.row.status === "FILLED" ? { status: "OPEN" as const } : {}) } };
+    const record = { ...match(), takerOrderId: takerSaysMore.row.orderId };
+    expectBroken(() => feed(freshChecker(), [makerRow, takerSaysMore, perp(record)]), /has qty "[0-9.]+" but its taker row \(order \d+\) execQty reported "[0-9.]+"/);
+    // The same on a spot execution.
+    expectBroken(() => feed(freshChecker(), [...fillRows(spotMatch()), spot({ ...spotMatch(), qty })]), /has qty "[0-9.]+" but its maker row \(order 602\) execQty reported/);
+  });
+
+  it("throw on an execution naming the wrong taker or maker order or account", () => {
+    const rows = fillRows(match());
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), takerOrderId: "999999" })]), /has takerOrderId "999999" but the row of the fill is order \d+: an execution repeats the terms of its fill/);
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), makerOrderId: "999998" })]), /has makerOrderId "999998" but the row of the fill is order \d+/);
+    const otherAccount = real.orderMatch.takerAccountId + real.orderMatch.makerAccountId!;
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), takerAccountId: otherAccount })]), new RegExp(`has takerAccountId "${otherAccount}" but its taker row \\(order \\d+\\) reported "${real.orderMatch.takerAccountId}"`));
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), makerAccountId: otherAccount })]), new RegExp(`has makerAccountId "${otherAccount}" but its maker row \\(order \\d+\\) reported "${real.orderMatch.makerAccountId}"`));
+    // The taker side flipped: the rows swap roles, and the accounts no longer match.
+    const flipped = real.orderMatch.side === "B" ? "A" : "B";
+    expectBroken(() => feed(freshChecker(), [...rows, perp({ ...match(), side: flipped })]), /has takerAccountId "\d+" but its taker row \(order \d+\) reported "\d+"/);
+    expectBroken(() => feed(freshChecker(), [...fillRows(spotMatch()), spot({ ...spotMatch(), makerOrderId: "603" })]), /has makerOrderId "603" but the row of the fill is order 602/);
+  });
+
+  it("throw when an order id is omitted though the order is not FILLED, or named though it is", () => {
+    const open = { ...match(), takerOrderId: "501", makerOrderId: "502" };
+    expectBroken(() => feed(freshChecker(), [...fillRows(open), perp(without(open, "takerOrderId"))]), /omits takerOrderId but its order 501 is OPEN on the row of the fill: takerOrderId is omitted only when its taker's round left it FILLED/);
+    expectBroken(() => feed(freshChecker(), [...fillRows(open), perp(without(open, "makerOrderId"))]), /omits makerOrderId but its order 502 is OPEN on the row of the fill: makerOrderId is omitted only when this fill left the maker FILLED/);
+    const filled = without(without(match(), "takerOrderId"), "makerOrderId");
+    const takerId = filledOrderId(filled, "taker");
+    const makerId = filledOrderId(filled, "maker");
+    expectBroken(() => feed(freshChecker(), [...fillRows(filled), perp({ ...filled, takerOrderId: takerId })]), new RegExp(`has takerOrderId "${takerId}" but order ${takerId} is FILLED on the row of the fill: takerOrderId is omitted when its taker's round left it FILLED`));
+    expectBroken(() => feed(freshChecker(), [...fillRows(filled), perp({ ...filled, makerOrderId: makerId })]), new RegExp(`has makerOrderId "${makerId}" but order ${makerId} is FILLED on the row of the fill`));
+  });
+
+  it("throw on an execution in another market than its rows", () => {
+    expectBroken(() => feed(freshChecker(), [...fillRows(match()), perp({ ...match(), symbol: "BTCRUSDPERP" === real.orderMatch.symbol ? "ETHRUSDPERP" : "BTCRUSDPERP" })]), /has symbol "\w+" but its taker row \(order \d+\) reported "\w+"/);
+  });
 });
