@@ -64,6 +64,7 @@ import {
   type OrderType,
   type TimeInForce,
 } from "../../src/engine/types.ts";
+import { ACCOUNTS, commandArbitrary, createCommandOf, modifyCommandOf, type Command } from "./command-stream.ts";
 import { PERP, SEC, SPOT, T0 } from "./helpers.ts";
 
 // ---------------------------------------------------------------------------
@@ -397,66 +398,9 @@ function fillRefOf(fill: Fill): FillRef {
 }
 
 // ---------------------------------------------------------------------------
-// Random command streams (the generator of properties.test.ts, copied)
+// Random command streams (test/engine/command-stream.ts; abnormal market states rarer than in properties.test.ts)
 
-const ACCOUNTS = 6;
-const ownerOf = (accountId: number) => 100 + (accountId % 4);
-
-type Command =
-  | { kind: "create"; accountId: number; marketId: number; isBuy: boolean; orderType: OrderType; tif: TimeInForce; priceTicks: number; qtyLots: number; postOnly: boolean; reduceOnly: boolean; clientOrderId: number; expiresInSec: number }
-  | { kind: "cancel"; pick: number; byClientId: boolean }
-  | { kind: "modify"; pick: number; priceDelta: number; qtyDelta: number; postOnly: boolean }
-  | { kind: "cancelAll"; accountId: number; marketId: number }
-  | { kind: "cancelAllAfter"; accountId: number; timeoutMs: number }
-  | { kind: "advance"; dtMicros: number }
-  | { kind: "mark"; priceTicks: number }
-  | { kind: "state"; halted: boolean; reopening: boolean; settlementPaused: boolean };
-
-const account = fc.integer({ min: 1, max: ACCOUNTS });
-const command: fc.Arbitrary<Command> = fc.oneof(
-  {
-    weight: 10,
-    arbitrary: fc.record({
-      kind: fc.constant("create" as const),
-      accountId: account,
-      marketId: fc.constantFrom(1, 1, 1, 2),
-      isBuy: fc.boolean(),
-      orderType: fc.constantFrom<OrderType>("LIMIT", "LIMIT", "LIMIT", "LIMIT", "LIMIT", "STOP_LOSS", "TAKE_PROFIT"),
-      tif: fc.constantFrom<TimeInForce>("GTC", "GTC", "IOC", "GTT"),
-      priceTicks: fc.integer({ min: 95, max: 105 }),
-      qtyLots: fc.integer({ min: 1, max: 8 }),
-      postOnly: fc.constantFrom(false, false, false, true),
-      reduceOnly: fc.constantFrom(false, false, true),
-      clientOrderId: fc.integer({ min: 0, max: 4 }),
-      expiresInSec: fc.integer({ min: 3, max: 40 }),
-    }),
-  },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat(), byClientId: fc.boolean() }) },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant("modify" as const),
-      pick: fc.nat(),
-      priceDelta: fc.integer({ min: -4, max: 4 }),
-      qtyDelta: fc.integer({ min: -3, max: 3 }),
-      postOnly: fc.boolean(),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelAll" as const), accountId: account, marketId: fc.constantFrom(0, 1, 2) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelAllAfter" as const), accountId: account, timeoutMs: fc.constantFrom(0, 5_000, 20_000) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("advance" as const), dtMicros: fc.integer({ min: 0, max: 15 * SEC }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("mark" as const), priceTicks: fc.integer({ min: 93, max: 107 }) }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant("state" as const),
-      // rarer than in properties.test.ts: an abnormal state refuses most orders until the next state command
-      halted: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
-      reopening: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
-      settlementPaused: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
-    }),
-  },
-);
+const command = commandArbitrary(10);
 
 /** One run: the engine, positions kept from the fills (the risk layer's stand-in), a deterministic risk verdict, and the checker. */
 class Run {
@@ -579,24 +523,7 @@ class Run {
   }
 
   private createCommand(cmd: Extract<Command, { kind: "create" }>): CreateOrderCommand {
-    const isTrigger = cmd.orderType !== "LIMIT";
-    const spot = cmd.marketId === 2;
-    return {
-      atMicros: this.now,
-      marketId: cmd.marketId,
-      exchangeId: 1,
-      accountId: cmd.accountId,
-      ownerId: ownerOf(cmd.accountId),
-      isBuy: cmd.isBuy,
-      orderType: cmd.orderType,
-      timeInForce: cmd.tif,
-      priceTicks: isTrigger ? cmd.priceTicks + (cmd.isBuy ? 2 : -2) : cmd.priceTicks,
-      ...(isTrigger ? { triggerTicks: cmd.priceTicks } : { qtyLots: spot ? cmd.qtyLots + 2 : cmd.qtyLots }),
-      ...(cmd.postOnly && cmd.tif !== "IOC" && !isTrigger ? { postOnly: true } : {}),
-      ...(cmd.reduceOnly && cmd.tif === "IOC" && !isTrigger && !spot ? { reduceOnly: true } : {}),
-      ...(cmd.clientOrderId > 0 ? { clientOrderId: String(cmd.clientOrderId) } : {}),
-      ...(cmd.tif === "GTT" ? { expiresAfterSec: Math.floor(this.now / SEC) + cmd.expiresInSec } : {}),
-    };
+    return createCommandOf(cmd, this.now);
   }
 
   private pick(n: number) {
@@ -606,24 +533,7 @@ class Run {
   private modifyCommand(cmd: Extract<Command, { kind: "modify" }>): (ModifyOrderCommand & { orderId: string }) | undefined {
     const target = this.pick(cmd.pick);
     const order = target === undefined ? undefined : this.engine.order(target.orderId);
-    if (order === undefined) return undefined;
-    const isTrigger = order.orderType !== "LIMIT";
-    return {
-      atMicros: this.now,
-      marketId: order.market.marketId,
-      exchangeId: order.exchangeId,
-      accountId: order.accountId,
-      ownerId: order.ownerId,
-      orderId: order.orderId,
-      isBuy: order.isBuy,
-      orderType: order.orderType,
-      timeInForce: order.timeInForce,
-      priceTicks: Math.max(1, order.priceTicks + cmd.priceDelta),
-      ...(isTrigger ? { triggerTicks: Math.max(1, order.triggerTicks + cmd.priceDelta) } : { qtyLots: Math.max(1, order.qtyLots + cmd.qtyDelta) }),
-      ...(order.clientOrderId !== null ? { clientOrderId: order.clientOrderId } : {}),
-      ...(cmd.postOnly && !isTrigger ? { postOnly: true } : {}),
-      ...(order.expiresAfterSec > 0 ? { expiresAfterSec: order.expiresAfterSec } : {}),
-    };
+    return order === undefined ? undefined : modifyCommandOf(cmd, order, this.now);
   }
 
   /** What the exchange does after a command: tell the engine whose positions changed (one batch each). */
