@@ -15,17 +15,14 @@
  *    lines reach stderr and end at 100 % at the run's end time; with
  *    `--no-progress` stderr gets none, and the run is the same.
  */
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { shadowbook } from "./shadowbook-process.ts";
 import { progressBar } from "../../src/cli/progress.ts";
 import { formatMicros, MICROS_PER_SECOND } from "../../src/core/time.ts";
 import { runScenario, type Progress } from "../../src/sim/runner.ts";
 import { DEFAULT_START_MS, defineScenario } from "../../src/sim/scenario.ts";
 import { BASE } from "../sim/fixtures/fuzz-scenario.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "bin/shadowbook.mjs");
 const START = DEFAULT_START_MS * 1_000;
 const HOUR = 3_600 * MICROS_PER_SECOND;
 
@@ -170,27 +167,6 @@ describe("progressBar driven by the runner", () => {
   });
 });
 
-interface Ran {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function shadowbook(args: readonly string[]): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", fail);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      done({ status, stdout, stderr });
-    });
-  });
-}
 
 const PROGRESS_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z +\d{1,3}% +[\d,]+ events +[\d,]+ events\/s$/;
 

@@ -21,37 +21,14 @@
  *    and refused with UNAUTHORIZED_SIGNATURE_ERROR with it, while an honest
  *    agent's order is accepted in both.
  */
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT, shadowbook, type Ran } from "./shadowbook-process.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "bin/shadowbook.mjs");
 const FORGED = join(ROOT, "test/cli/fixtures/forged-signature-scenario.ts");
 /** Simulated seconds of the default scenario: enough for fills and the chaos agent's first probe (at 10 s). */
 const DURATION = "12";
 
-interface Ran {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function shadowbook(args: readonly string[]): Promise<Ran> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", fail);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      done({ status, stdout, stderr });
-    });
-  });
-}
 
 function fingerprintOf(stdout: string): string {
   const match = /^fingerprint ([0-9a-f]{64})$/m.exec(stdout);
