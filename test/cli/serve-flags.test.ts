@@ -41,6 +41,7 @@ import { DEFAULT_MARKETS, defaultExchangeConfig } from "../../src/exchange/confi
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG, signingConfig, type SigningConfig } from "../../src/signing/domain.ts";
 import { StreamClient } from "../conformance/helpers/stream-client.ts";
+import { spawnServe } from "../helpers/serve-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/shadowbook.mjs", import.meta.url));
 const START_MS = 1_767_225_600_000;
@@ -91,31 +92,9 @@ function run(args: readonly string[]): Promise<{ code: number | null; stdout: st
 /** Starts `shadowbook serve --port 0 --signer-threads 0 <args>` and reads the three URLs it prints. */
 async function startServe(args: readonly string[]): Promise<Served> {
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--signer-threads", "0", ...args], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve ${args.join(" ")} did not print its URLs within 40 s: ${out}${err}`)), 40_000);
-    child.stdout!.on("data", () => {
-      if (!/order entry\s+\S+\n/.test(out)) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`serve ${args.join(" ")} exited (${code ?? signal}) before listening: ${err}`));
-    });
-  });
-  const rest = /REST\s+(http:\/\/\S+)\n/.exec(out)?.[1];
-  const stream = /streaming\s+(ws:\/\/\S+)\n/.exec(out)?.[1];
-  const exec = /order entry\s+(ws:\/\/\S+)\n/.exec(out)?.[1];
-  if (rest === undefined || stream === undefined || exec === undefined) throw new Error(`no URLs in: ${out}`);
-  const url = new URL(rest);
-  return { child, spawnedAtMs, port: Number(url.port), origin: url.origin, rest, stream, exec, banner: out.split("\n")[0]!, exited };
+  const served = await spawnServe({ via: "bin", args: ["--port", "0", "--signer-threads", "0", ...args], detached: true, readyTimeoutMs: 40_000 });
+  children.push(served.child);
+  return { ...served, spawnedAtMs, banner: served.banner.split("\n")[0]! };
 }
 
 /** SIGTERM and the exit (the drain is immediate with no connection left). */

@@ -13,16 +13,15 @@
  * commit window widened through SHADOWBOOK_GROUP_COMMIT_MS), so the test
  * sees the draining server without waiting out the 10 s drain.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { spawnServe } from "../helpers/serve-process.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/shadowbook.mjs", import.meta.url));
 const START_MS = 1_767_225_600_000;
 /** Group-commit window: how long the in-flight request holds the drain open. */
 const COMMIT_WINDOW_MS = 2_000;
@@ -56,33 +55,9 @@ afterAll(() => {
 
 /** Starts `node bin/shadowbook.mjs serve ...` and waits for its URLs (the last line printed at start). */
 async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}): Promise<Served> {
-  const args = [BIN, "serve", "--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env }, detached: true });
-  children.push(child);
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const lastLine = extraArgs.includes("--record") ? "recording to" : "order entry";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not print its URLs within 30 s: ${out}${err}`)), 30_000);
-    const check = () => {
-      if (!out.includes(lastLine) || !out.slice(out.indexOf(lastLine)).includes("\n")) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout!.on("data", check);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${code ?? signal}) before listening: ${err}`));
-    });
-  });
-  const rest = /REST\s+(http:\/\/\S+)\/v2\n/.exec(out)?.[1];
-  const stream = /streaming\s+(ws:\/\/\S+)\n/.exec(out)?.[1];
-  const exec = /order entry\s+(ws:\/\/\S+)\n/.exec(out)?.[1];
-  if (rest === undefined || stream === undefined || exec === undefined) throw new Error(`no URLs in: ${out}`);
-  return { child, port: Number(new URL(rest).port), base: rest, stream, exec, exited, output: () => out + err };
+  const served = await spawnServe({ via: "bin", args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs: 30_000 });
+  children.push(served.child);
+  return { ...served, base: served.origin };
 }
 
 interface Client {

@@ -12,7 +12,7 @@
  *    engine goes on matching (armed stops fire); each set and cleared on its
  *    own.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExchangeInput } from "../../src/exchange/inputs.ts";
 import { readInputLog, replayInputLog } from "../../src/record/replay.ts";
 import { BTC, ETH, startRestWorld, type RestWorld } from "./helpers/rest-world.ts";
+import { spawnServe } from "../helpers/serve-process.ts";
 
 // -- kill -9 after admin answers ------------------------------------------------------------------
 
@@ -29,23 +30,13 @@ const GROUP_COMMIT_MS = 200;
 
 /** `shadowbook serve --record` in a child process (node with tsx's loader, so SIGKILL reaches the server itself). */
 async function spawnServer(dir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--clock", "manual", "--port", "0", "--start", String(START_MS), "--record", dir],
-    { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SHADOWBOOK_GROUP_COMMIT_MS: String(GROUP_COMMIT_MS) } },
-  );
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("recording to")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  const served = await spawnServe({
+    via: "tsx",
+    args: ["--clock", "manual", "--port", "0", "--start", String(START_MS), "--record", dir],
+    env: { SHADOWBOOK_GROUP_COMMIT_MS: String(GROUP_COMMIT_MS) },
   });
-  expect(out).toContain(`(durability: sync, group commit every ≤${GROUP_COMMIT_MS} ms)`);
-  return { child, base: /REST\s+(http:\/\/\S+)\/v2/.exec(out)![1]! };
+  expect(served.banner).toContain(`(durability: sync, group commit every ≤${GROUP_COMMIT_MS} ms)`);
+  return { child: served.child, base: served.origin };
 }
 
 const OWNER = "0x00000000000000000000000000000000000000d1";

@@ -10,8 +10,9 @@
  *    five-level post-only ladder per side, requoted every 5 s of virtual
  *    time), and the oracle moves every second of virtual time.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnServe } from "../helpers/serve-process.ts";
 
 const START_MS = 1_767_225_600_000;
 const SYMBOLS = ["ETHRUSDPERP", "BTCRUSDPERP", "WETHRUSD"] as const;
@@ -75,21 +76,11 @@ function expectQuoted(books: Depth[], quotedAtMs: number): void {
 
 beforeAll(async () => {
   // One process: node with tsx's loader, so the signal below reaches the server itself.
-  child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--clock", "manual", "--port", "0", "--start", String(START_MS)], {
-    cwd: process.cwd(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      banner += chunk.toString();
-      if (banner.includes("order entry")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  base = /REST\s+(http:\/\/\S+)\/v2/.exec(banner)![1]!;
-}, 60_000); // a cold tsx start of the CLI can take over 10 s on a loaded machine
+  const served = await spawnServe({ via: "tsx", args: ["--clock", "manual", "--port", "0", "--start", String(START_MS)] });
+  child = served.child;
+  banner = served.banner;
+  base = served.origin;
+}, 60_000); // a cold tsx start of the CLI can take over 10 s on a loaded machine // a cold tsx start of the CLI can take over 10 s on a loaded machine
 
 afterAll(async () => {
   if (child.exitCode !== null || child.signalCode !== null) return;

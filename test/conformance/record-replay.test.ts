@@ -10,7 +10,7 @@
  *    leaves a log that holds every answered request and replays, step for
  *    step, to the fingerprints it recorded.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import { startLiveServer } from "../../src/live/serve.ts";
 import { createOrderPlan } from "../../src/client/actions/createOrder.ts";
 import { ETH, Party, RestWorld, signedConfig, START_MICROS } from "./helpers/rest-world.ts";
 import { privateKey } from "../exchange/gateway/harness.ts";
+import { spawnServe } from "../helpers/serve-process.ts";
 
 function directory(): string {
   return mkdtempSync(join(tmpdir(), "shadowbook-record-"));
@@ -145,27 +146,15 @@ const START_MS = 1_767_225_600_000;
 
 /** `shadowbook serve` in a child process (one process: node with tsx's loader, so SIGKILL reaches the server itself). */
 async function spawnServer(dir: string): Promise<{ child: ChildProcess; base: string; exec: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--clock", "manual", "--port", "0", "--start", String(START_MS), "--record", dir],
-    // A wide group-commit window (2 ms by default): with --durability async the kill below loses about a third of
-    // the answered requests; a server that answers only once the log is on disk loses none.
-    { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SHADOWBOOK_GROUP_COMMIT_MS: "200" } },
-  );
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("recording to")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${err}`)));
+  // A wide group-commit window (2 ms by default): with --durability async the kill below loses about a third of
+  // the answered requests; a server that answers only once the log is on disk loses none.
+  const served = await spawnServe({
+    via: "tsx",
+    args: ["--clock", "manual", "--port", "0", "--start", String(START_MS), "--record", dir],
+    env: { SHADOWBOOK_GROUP_COMMIT_MS: "200" },
   });
-  expect(out).toContain("(durability: sync, group commit every ≤200 ms)");
-  const rest = /REST\s+(http:\/\/\S+)\/v2/.exec(out)![1]!;
-  const exec = /order entry\s+(ws:\/\/\S+)/.exec(out)![1]!;
-  return { child, base: rest, exec };
+  expect(served.banner).toContain("(durability: sync, group commit every ≤200 ms)");
+  return { child: served.child, base: served.origin, exec: served.exec };
 }
 
 describe("a live server killed with SIGKILL", () => {
