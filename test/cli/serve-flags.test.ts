@@ -41,7 +41,7 @@ import { DEFAULT_MARKETS, defaultExchangeConfig } from "../../src/exchange/confi
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG, signingConfig, type SigningConfig } from "../../src/signing/domain.ts";
 import { StreamClient } from "../conformance/helpers/stream-client.ts";
-import { spawnServe } from "../helpers/serve-process.ts";
+import { spawnServe, type ServeProcess } from "../helpers/serve-process.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/shadowbook.mjs", import.meta.url));
 const START_MS = 1_767_225_600_000;
@@ -63,18 +63,8 @@ const OTHER_HOST = LOOPBACK_2 ? "127.0.0.2" : "127.0.0.1";
 
 // -- the command in a child process ---------------------------------------------------------
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly spawnedAtMs: number;
-  readonly port: number;
-  /** http://HOST:PORT (no /v2). */
-  readonly origin: string;
-  readonly rest: string;
-  readonly stream: string;
-  readonly exec: string;
-  readonly banner: string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+/** The server, and when it was spawned (wall clock, for the --speed check); `banner` is its first line only. */
+type Served = ServeProcess & { readonly spawnedAtMs: number };
 
 const children: ChildProcess[] = [];
 

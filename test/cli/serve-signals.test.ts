@@ -20,22 +20,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { spawnServe } from "../helpers/serve-process.ts";
+import { spawnServe, type ServeProcess } from "../helpers/serve-process.ts";
 
 const START_MS = 1_767_225_600_000;
 /** Group-commit window: how long the in-flight request holds the drain open. */
 const COMMIT_WINDOW_MS = 2_000;
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly port: number;
-  readonly base: string;
-  readonly stream: string;
-  readonly exec: string;
-  /** Resolves with the exit code and signal. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-}
+/** The server; `base` is its origin (http://HOST:PORT, no /v2). */
+type Served = ServeProcess & { readonly base: string };
 
 const children: ChildProcess[] = [];
 const directories: string[] = [];
