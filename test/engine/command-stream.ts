@@ -6,9 +6,11 @@
  * states. Each test interprets the commands against its own Run.
  */
 import fc from "fast-check";
+import { Engine } from "../../src/engine/engine.ts";
+import type { OrderUpdate } from "../../src/engine/events.ts";
 import type { Order } from "../../src/engine/order.ts";
-import type { CreateOrderCommand, ModifyOrderCommand, OrderType, TimeInForce } from "../../src/engine/types.ts";
-import { SEC } from "./helpers.ts";
+import type { CreateOrderCommand, Fill, ModifyOrderCommand, OrderType, TimeInForce } from "../../src/engine/types.ts";
+import { PERP, SEC, SPOT } from "./helpers.ts";
 
 export const ACCOUNTS = 6;
 /** Several accounts share an owner (the signing wallet), so open-order figures add up across accounts. */
@@ -115,4 +117,43 @@ export function modifyCommandOf(cmd: Extract<Command, { kind: "modify" }>, order
     ...(cmd.postOnly && !isTrigger ? { postOnly: true } : {}),
     ...(order.expiresAfterSec > 0 ? { expiresAfterSec: order.expiresAfterSec } : {}),
   };
+}
+
+/**
+ * An engine (perp market 1, spot market 2) with the risk layer's stand-in:
+ * accounts 1-3 start long 12 lots of the perp and 4-6 short (so stops and
+ * reduce-only orders have something to protect), positions follow the perp
+ * fills as they happen, and the risk hook's verdict is deterministic (every
+ * 7th proposal cancels the maker, every 11th otherwise rejects the taker).
+ * `positions` is keyed `${accountId}:${marketId}`.
+ */
+export function engineWithStandInRisk(sink: { orderUpdate(update: OrderUpdate): void; fill(fill: Fill): void }): { engine: Engine; positions: Map<string, number> } {
+  const positions = new Map<string, number>();
+  for (let accountId = 1; accountId <= ACCOUNTS; accountId++) positions.set(`${accountId}:1`, accountId <= 3 ? 12 : -12);
+  const move = (accountId: number, lots: number): void => {
+    const key = `${accountId}:1`;
+    positions.set(key, (positions.get(key) ?? 0) + lots);
+  };
+  let proposals = 0;
+  const engine = new Engine({
+    markets: [PERP, SPOT],
+    sink: {
+      orderUpdate: (update) => sink.orderUpdate(update),
+      fill: (fill) => {
+        sink.fill(fill);
+        if (fill.marketId !== 1) return;
+        const signed = fill.takerSide === "B" ? fill.qtyLots : -fill.qtyLots;
+        move(fill.takerAccountId, signed);
+        move(fill.makerAccountId, -signed);
+      },
+    },
+    hooks: {
+      positionLots: (accountId, marketId) => positions.get(`${accountId}:${marketId}`) ?? 0,
+      checkFill: () => {
+        proposals += 1;
+        return proposals % 7 === 3 ? "cancel-maker" : proposals % 11 === 5 ? "reject-taker" : "ok";
+      },
+    },
+  });
+  return { engine, positions };
 }

@@ -16,20 +16,19 @@ import { describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.ts";
 import type { OrderUpdate } from "../../src/engine/events.ts";
 import { DepthStream, type DepthLevel } from "../../src/engine/depth.ts";
-import type { CreateOrderCommand, Fill, FillProposal, ModifyOrderCommand } from "../../src/engine/types.ts";
-import { ACCOUNTS, commandArbitrary, createCommandOf, modifyCommandOf, ownerOf, type Command } from "./command-stream.ts";
-import { PERP, SPOT, T0 } from "./helpers.ts";
+import type { CreateOrderCommand, Fill, ModifyOrderCommand } from "../../src/engine/types.ts";
+import { ACCOUNTS, commandArbitrary, engineWithStandInRisk, createCommandOf, modifyCommandOf, ownerOf, type Command } from "./command-stream.ts";
+import { PERP, T0 } from "./helpers.ts";
 
 const command = commandArbitrary(5);
 
 /** A run: the engine, a risk layer's stand-in (positions from fills, a deterministic risk verdict) and the checks. */
 class Run {
   readonly engine: Engine;
-  readonly positions = new Map<string, number>();
+  readonly positions: Map<string, number>;
   now = T0;
   private updates: OrderUpdate[] = [];
   private fills: Fill[] = [];
-  private proposals = 0;
   private lastSequence = 0;
   private lastFillId: bigint | null = null;
   private readonly last = new Map<string, { status: string; cumLots: number; triggered: boolean }>();
@@ -38,38 +37,14 @@ class Run {
   private readonly views = new Map<number, { bids: Map<number, number>; asks: Map<number, number> }>();
 
   constructor() {
-    // accounts 1-3 start long, 4-6 short: stops and reduce-only orders have something to protect
-    for (let accountId = 1; accountId <= ACCOUNTS; accountId++) this.positions.set(`${accountId}:1`, accountId <= 3 ? 12 : -12);
-    this.engine = new Engine({
-      markets: [PERP, SPOT],
-      sink: {
-        orderUpdate: (update) => this.updates.push(update),
-        fill: (fill) => {
-          this.fills.push(fill);
-          if (fill.marketId !== 1) return;
-          const signed = fill.takerSide === "B" ? fill.qtyLots : -fill.qtyLots;
-          this.move(fill.takerAccountId, signed);
-          this.move(fill.makerAccountId, -signed);
-        },
-      },
-      hooks: {
-        positionLots: (accountId, marketId) => this.positions.get(`${accountId}:${marketId}`) ?? 0,
-        checkFill: (_proposal: FillProposal) => {
-          this.proposals += 1;
-          return this.proposals % 7 === 3 ? "cancel-maker" : this.proposals % 11 === 5 ? "reject-taker" : "ok";
-        },
-      },
-    });
+    const { engine, positions } = engineWithStandInRisk({ orderUpdate: (update) => this.updates.push(update), fill: (fill) => this.fills.push(fill) });
+    this.engine = engine;
+    this.positions = positions;
     for (const marketId of [1, 2]) {
       const stream = this.engine.depthStream(marketId);
       const snapshot = stream.snapshot();
       this.views.set(marketId, { bids: toMap(snapshot.bids), asks: toMap(snapshot.asks) });
     }
-  }
-
-  private move(accountId: number, lots: number): void {
-    const key = `${accountId}:1`;
-    this.positions.set(key, (this.positions.get(key) ?? 0) + lots);
   }
 
   apply(cmd: Command): void {

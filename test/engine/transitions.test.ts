@@ -52,7 +52,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine/engine.ts";
+import type { Engine } from "../../src/engine/engine.ts";
 import type { OrderUpdate } from "../../src/engine/events.ts";
 import {
   DEFAULT_ENGINE_CONFIG,
@@ -64,8 +64,8 @@ import {
   type OrderType,
   type TimeInForce,
 } from "../../src/engine/types.ts";
-import { ACCOUNTS, commandArbitrary, createCommandOf, modifyCommandOf, type Command } from "./command-stream.ts";
-import { PERP, SEC, SPOT, T0 } from "./helpers.ts";
+import { ACCOUNTS, commandArbitrary, engineWithStandInRisk, createCommandOf, modifyCommandOf, type Command } from "./command-stream.ts";
+import { SEC, T0 } from "./helpers.ts";
 
 // ---------------------------------------------------------------------------
 // The checker
@@ -406,42 +406,17 @@ const command = commandArbitrary(10);
 class Run {
   readonly engine: Engine;
   readonly checker = new TransitionChecker();
-  private readonly positions = new Map<string, number>();
+  private readonly positions: Map<string, number>;
   private now = T0;
   private updates: OrderUpdate[] = [];
   private fills: Fill[] = [];
-  private proposals = 0;
   private readonly seen: { orderId: string; accountId: number; clientOrderId: string | null; marketId: number }[] = [];
   private readonly known = new Set<string>();
 
   constructor() {
-    // accounts 1-3 start long, 4-6 short: stops and reduce-only orders have something to protect
-    for (let accountId = 1; accountId <= ACCOUNTS; accountId++) this.positions.set(`${accountId}:1`, accountId <= 3 ? 12 : -12);
-    this.engine = new Engine({
-      markets: [PERP, SPOT],
-      sink: {
-        orderUpdate: (update) => this.updates.push(update),
-        fill: (fill) => {
-          this.fills.push(fill);
-          if (fill.marketId !== 1) return;
-          const signed = fill.takerSide === "B" ? fill.qtyLots : -fill.qtyLots;
-          this.move(fill.takerAccountId, signed);
-          this.move(fill.makerAccountId, -signed);
-        },
-      },
-      hooks: {
-        positionLots: (accountId, marketId) => this.positions.get(`${accountId}:${marketId}`) ?? 0,
-        checkFill: () => {
-          this.proposals += 1;
-          return this.proposals % 7 === 3 ? "cancel-maker" : this.proposals % 11 === 5 ? "reject-taker" : "ok";
-        },
-      },
-    });
-  }
-
-  private move(accountId: number, lots: number): void {
-    const key = `${accountId}:1`;
-    this.positions.set(key, (this.positions.get(key) ?? 0) + lots);
+    const { engine, positions } = engineWithStandInRisk({ orderUpdate: (update) => this.updates.push(update), fill: (fill) => this.fills.push(fill) });
+    this.engine = engine;
+    this.positions = positions;
   }
 
   /** Hands the rows and fills of one engine call to the checker; throws on the first violation. */
