@@ -50,6 +50,14 @@
  * price })` and `cancel(id)`, journaling off; it checks no self-trade here
  * (it would only with an accountId and a mode).
  *
+ * The floor (bare-book.ts): the same stream through a bare price-time book
+ * of the usual JavaScript layout with none of the bookkeeping (no ids,
+ * events, rows, validation, accounts or accounting), in the same process:
+ * `floorOpsPerSec` is a ceiling for any engine that keeps its orders as
+ * objects, on this machine at this moment, and `shareOfFloor` (this
+ * engine's rate over it) what the bookkeeping costs. Being measured beside
+ * the engine, the share also holds up when other work slows both.
+ *
  * Each engine runs the stream three times (after a full GC when --expose-gc
  * is on); the best run is reported (the machine is shared), with all three
  * in `opsPerSecRuns`.
@@ -75,8 +83,9 @@
  * grows with the count of owners or orders ever seen, rather than with what
  * is live, pays it in every run (the open-order figures did, 5-9% of
  * shallow, until they became chunks freed and reused as owners come and go).
- * On a shared machine, compare runs by `opsPerCpuSecRuns` (--engine-only),
- * alternating the two versions several times.
+ * On a shared machine, compare runs by `opsPerCpuSecRuns` and
+ * `shareOfFloor` (--engine-only), alternating the two versions several
+ * times.
  *
  * Prints one JSON line; never fails.
  */
@@ -84,6 +93,7 @@ import { loadavg } from "node:os";
 import { OrderBook } from "nodejs-order-book";
 import { RngRoot, type Rng } from "../../src/core/rng.ts";
 import { Engine } from "../../src/engine/engine.ts";
+import { runBareBook } from "./bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";
 
 const ORDERS = 1_000_000;
@@ -367,9 +377,11 @@ function measure(w: Workload, orderIds: readonly string[]) {
   const ours = runs(RUNS, () => runEngine(w));
   const readingIds = runs(RUNS, () => runEngine(w, true));
   const peer = runs(RUNS, () => runPeer(w, orderIds));
+  const floor = runs(RUNS, () => runBareBook(w));
   const rate = (seconds: number) => Math.round(w.ops / seconds);
   const opsPerSec = rate(ours.best.seconds);
   const peerOpsPerSec = rate(peer.best.seconds);
+  const floorOpsPerSec = rate(floor.best.seconds);
   return {
     ops: w.ops,
     cancels: w.ops - ORDERS,
@@ -384,8 +396,12 @@ function measure(w: Workload, orderIds: readonly string[]) {
     peerOpsPerSec,
     peerOpsPerSecRuns: peer.all.map((run) => rate(run.seconds)),
     ratio: Number((opsPerSec / peerOpsPerSec).toFixed(1)),
+    floorOpsPerSec,
+    floorOpsPerSecRuns: floor.all.map((run) => rate(run.seconds)),
+    shareOfFloor: Number((opsPerSec / floorOpsPerSec).toFixed(2)),
     restingLots: ours.best.restingLots,
-    sameRestingQty: ours.best.restingLots === peer.best.restingLots && readingIds.best.restingLots === peer.best.restingLots,
+    sameRestingQty:
+      ours.best.restingLots === peer.best.restingLots && readingIds.best.restingLots === peer.best.restingLots && floor.best.restingLots === peer.best.restingLots,
   };
 }
 
@@ -424,6 +440,7 @@ function engineOnly(name: string): void {
   const c = CASES.find((one) => one.name === name) ?? CASES[0]!;
   const w = generate(c);
   const result = runs(RUNS, () => runEngine(w));
+  const floor = runs(RUNS, () => runBareBook(w));
   console.log(
     JSON.stringify({
       bench: "engine",
@@ -431,6 +448,8 @@ function engineOnly(name: string): void {
       shape: w.shape,
       opsPerSecRuns: result.all.map((run) => Math.round(w.ops / run.seconds)),
       opsPerCpuSecRuns: result.all.map((run) => Math.round(w.ops / run.cpuSeconds)),
+      floorOpsPerSecRuns: floor.all.map((run) => Math.round(w.ops / run.seconds)),
+      shareOfFloor: Number((result.best.seconds === 0 ? 0 : floor.best.seconds / result.best.seconds).toFixed(2)),
     }),
   );
 }
