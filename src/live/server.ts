@@ -97,10 +97,8 @@ export class LiveServer {
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
-    let url: URL;
-    try {
-      url = new URL(request.url ?? "/", "http://localhost");
-    } catch {
+    const url = requestUrl(request);
+    if (url === null) {
       response.writeHead(400).end();
       return;
     }
@@ -122,14 +120,32 @@ export class LiveServer {
     }
   }
 
+  /**
+   * A WebSocket upgrade. Node hands the socket over without its own error
+   * listener, so one is attached first (a peer that resets the connection
+   * must not end the process), and anything that throws here answers 400:
+   * nothing in an upgrade request can take the server down.
+   */
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    const surface = path === "/ws" ? this.surfaces.stream : path === "/exec" ? this.surfaces.exec : undefined;
-    if (surface === undefined || !this.ready) {
-      socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
-      return;
+    socket.on("error", () => socket.destroy());
+    try {
+      const url = requestUrl(request);
+      if (url === null) {
+        socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+        return;
+      }
+      const path = url.pathname;
+      const surface = path === "/ws" ? this.surfaces.stream : path === "/exec" ? this.surfaces.exec : undefined;
+      if (surface === undefined || !this.ready) {
+        socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+        return;
+      }
+      surface.wss.handleUpgrade(request, socket, head, (ws) => surface.wss.emit("connection", ws, request));
+    } catch (error) {
+      if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
+      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      else socket.destroy();
     }
-    surface.wss.handleUpgrade(request, socket, head, (ws) => surface.wss.emit("connection", ws, request));
   }
 
   /**
@@ -160,6 +176,15 @@ export class LiveServer {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
+  }
+}
+
+/** The request target as a URL, or null when it is not one (`//[`, `/\\`: the client's error, answered 400). */
+function requestUrl(request: IncomingMessage): URL | null {
+  try {
+    return new URL(request.url ?? "/", "http://localhost");
+  } catch {
+    return null;
   }
 }
 
