@@ -90,6 +90,8 @@ import type { AdminAction, ExchangeInput, FaultAction } from "../exchange/inputs
 import { walletSettingsProblem } from "../exchange/wallet-settings.ts";
 import { AssetStatus } from "../spec/enums.ts";
 import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
+import { quote } from "../exchange/gateway/validate/errors.ts";
+import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
 // -- body schemas -------------------------------------------------------------------------------
@@ -201,7 +203,7 @@ function fromAnswer(answer: ExchangeAnswer, extra: Record<string, unknown> = {})
 /** The amount must be an UnsignedDecimal the asset can hold: positive, within its decimals. */
 function checkAmount(context: LiveContext, field: string, asset: string, amount: string): void {
   const definition = context.exchange.config.risk.assets.find((candidate) => candidate.asset === asset);
-  if (definition === undefined) throw invalid(`${field}: asset "${asset}" is not a configured asset`);
+  if (definition === undefined) throw invalid(`${field}: asset ${quote(asset)} is not a configured asset`);
   let scaled: bigint;
   try {
     scaled = toE18(amount, field, { signed: false });
@@ -209,9 +211,9 @@ function checkAmount(context: LiveContext, field: string, asset: string, amount:
     if (error instanceof DecimalInputError) throw invalid(error.message);
     throw error;
   }
-  if (scaled <= 0n) throw invalid(`${field} "${amount}" must be greater than 0`);
+  if (scaled <= 0n) throw invalid(`${field} ${quote(amount)} must be greater than 0`);
   if (definition.decimals < 18 && scaled % 10n ** BigInt(18 - definition.decimals) !== 0n) {
-    throw invalid(`${field} "${amount}" has more than ${definition.decimals} decimals of ${asset}`);
+    throw invalid(`${field} ${quote(amount)} has more than ${definition.decimals} decimals of ${asset}`);
   }
 }
 
@@ -220,7 +222,7 @@ function checkDeposits(context: LiveContext, deposits: Readonly<Record<string, s
   for (const [asset, amount] of Object.entries(deposits)) {
     checkAmount(context, `deposits.${asset}`, asset, amount);
     const status = statuses.get(asset);
-    if (status !== "ENABLED") throw invalid(`deposits.${asset}: asset "${asset}" is ${status}: deposits are not accepted`);
+    if (status !== "ENABLED") throw invalid(`deposits.${asset}: asset ${quote(asset)} is ${status}: deposits are not accepted`);
   }
 }
 
@@ -239,7 +241,7 @@ function checkMarket(context: LiveContext, symbol: string, body: z.infer<typeof 
   if (body.settlementPrice !== undefined) {
     const ticks = context.exchange.engine.marketBySymbol(symbol)!.units.toTicks(body.settlementPrice, "settlementPrice");
     if (!ticks.ok) throw invalid(ticks.error.message);
-    if (ticks.value < 1) throw invalid(`settlementPrice "${body.settlementPrice}" must be greater than 0`);
+    if (ticks.value < 1) throw invalid(`settlementPrice ${quote(body.settlementPrice)} must be greater than 0`);
   } else if (perp.mark === undefined && [...perp.holders.values()].some((position) => position.q !== 0n)) {
     throw invalid(`settlementPrice: ${symbol} has no mark price yet, so the settlement price must be given`);
   }
@@ -289,7 +291,7 @@ const addSigner: Action = (context, raw) => fromAnswer(admin(context, { action: 
 const assetStatus: Action = (context, raw, params) => {
   const body = parse(AssetStatusBody, raw);
   const asset = params["asset"]!;
-  if (!context.exchange.config.risk.assets.some((candidate) => candidate.asset === asset)) throw invalid(`asset "${asset}" is not a configured asset`);
+  if (!context.exchange.config.risk.assets.some((candidate) => candidate.asset === asset)) throw invalid(`asset ${quote(asset)} is not a configured asset`);
   return fromAnswer(admin(context, { action: "assetStatus", asset, status: body.status }));
 };
 
@@ -409,9 +411,9 @@ function match(template: string, path: string): Record<string, string> | null {
     try {
       value = decodeURIComponent(got[i]!);
     } catch {
-      throw invalid(`${name} "${got[i]}" is not valid percent-encoding`);
+      throw invalid(`${name} ${quote(got[i]!)} is not valid percent-encoding`);
     }
-    if (!PARAM_PATTERNS[name]!.test(value)) throw invalid(`${name} "${value}" does not match ${PARAM_PATTERNS[name]!.source}`);
+    if (!PARAM_PATTERNS[name]!.test(value)) throw invalid(`${name} ${quote(value)} does not match ${PARAM_PATTERNS[name]!.source}`);
     params[name] = value;
   }
   return params;
@@ -419,14 +421,17 @@ function match(template: string, path: string): Record<string, string> | null {
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
   const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
-  if (mediaType !== "application/json") throw invalid(`request body must be application/json, got ${mediaType === undefined ? "no content type" : `"${mediaType}"`}`);
+  if (mediaType !== "application/json") throw invalid(`request body must be application/json, got ${mediaType === undefined ? "no content type" : quote(mediaType)}`);
   const text = await readBody(request);
   if (text === undefined) throw invalid("request body is too large");
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     throw invalid(`request body is not valid JSON: ${(error as Error).message}`);
   }
+  if (nestsDeeperThan(body, JSON_NESTING_MAX)) throw invalid(nestingMessage("request body"));
+  return body;
 }
 
 async function serve(context: LiveContext, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {

@@ -10,9 +10,10 @@
  *   UNKNOWN_TYPE.
  * - `id` already in flight on this connection: DUPLICATE_REQUEST_ID; the
  *   original request is unaffected, and the id may be used again once answered.
- * - A missing or non-object `payload` is not a framing error: the operation's
- *   own validation answers it as `{ok: false, error: INPUT_VALIDATION_ERROR}`,
- *   so the client gets a correlated answer.
+ * - A missing or non-object `payload` is not a framing error: it is answered
+ *   `{ok: false, error: INPUT_VALIDATION_ERROR}` (a missing one by exec.ts,
+ *   "payload is required"; a non-object one by the operation's own
+ *   validation), so the client gets a correlated answer.
  */
 import { ORDER_ENTRY_OPERATIONS, type OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import type { WsExecFramingErrorCode } from "../spec/errors.ts";

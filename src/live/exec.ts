@@ -4,8 +4,12 @@
  * to REST; `ping` answered by `pong` with the id echoed; framing errors in
  * the top-level `{type: "error", id?, error}` envelope. The connection always
  * stays open (for frames within EXEC_FRAME_BYTES_MAX, 1 MiB: a larger frame
- * is closed with 1009 by the WebSocket layer, see there), and one connection
- * may carry many signers.
+ * is closed with 1009 by the WebSocket layer, see there; so is a text frame
+ * that is not valid UTF-8, with 1007, as RFC 6455 8.1 requires), and one
+ * connection may carry many signers. Binary frames are read as UTF-8 text,
+ * as on /ws. A request without `payload`, or whose payload nests deeper
+ * than JSON_NESTING_MAX, is answered `{ok: false}` with
+ * INPUT_VALIDATION_ERROR before the Exchange sees it (request-json.ts).
  *
  * A request is in flight from its frame until its answer is sent; answers
  * are produced on a later turn of the event loop, as a real service answers
@@ -47,6 +51,7 @@ import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import { parseExecFrame } from "./exec-framing.ts";
+import { frameText, JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { watchLiveness } from "./liveness.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
 import { SignerPool } from "./signer-pool.ts";
@@ -133,7 +138,7 @@ export function createExecSurface(context: LiveContext, options: ExecSurfaceOpti
     watchLiveness(socket, pingIntervalMs);
     socket.on("close", () => connections.delete(connection));
     socket.on("error", () => socket.terminate());
-    socket.on("message", (data, isBinary) => queue.onFrame(connection, isBinary ? "" : textOf(data)));
+    socket.on("message", (data) => queue.onFrame(connection, frameText(data)));
   });
 
   return {
@@ -171,12 +176,6 @@ export function createExecSurface(context: LiveContext, options: ExecSurfaceOpti
 function rawStreamOf(socket: WebSocket): Duplex | undefined {
   const raw = (socket as unknown as { _socket?: unknown })._socket;
   return typeof raw === "object" && raw !== null && typeof (raw as Duplex).cork === "function" ? (raw as Duplex) : undefined;
-}
-
-function textOf(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString();
-  if (Array.isArray(data)) return Buffer.concat(data).toString();
-  return Buffer.from(data).toString();
 }
 
 /**
@@ -361,6 +360,8 @@ class ExecQueue {
 
   private run(pending: Pending): Answer {
     const { connection, type, id, payload, recovery } = pending;
+    const refusal = refusePayload(payload);
+    if (refusal !== null) return { connection, id, frame: answerFrame(type, id, { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: refusal } }) };
     try {
       const input = { kind: "request", op: type, body: payload } as const;
       const answer = this.context.driver.handle(input, recovery);
@@ -410,4 +411,14 @@ function writeAnswers(answers: readonly Answer[]): void {
   } finally {
     uncorkAll(corked);
   }
+}
+
+/**
+ * What the transport refuses before the Exchange sees a request, as REST
+ * refuses a body that is not JSON: a frame without `payload` (the
+ * operation's request body), or one nested beyond JSON_NESTING_MAX.
+ */
+function refusePayload(payload: unknown): string | null {
+  if (payload === undefined) return "payload is required: the operation's request body, a JSON object";
+  return nestsDeeperThan(payload, JSON_NESTING_MAX) ? nestingMessage("payload") : null;
 }

@@ -66,10 +66,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { CursorError, type TransferQuery } from "../settlement/ledger.ts";
 import { TRANSFER_TYPES } from "../spec/enums.ts";
 import type { RequestErrorCode } from "../spec/errors.ts";
+import { quote } from "../exchange/gateway/validate/errors.ts";
 import { ORDER_ENTRY_OPERATIONS, type OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import type { PaginationMeta } from "../spec/pagination.ts";
 import { ADDRESS_PATTERN, SYMBOL_PATTERN } from "../spec/scalars.ts";
 import { apiDocumentYaml, REST_ROUTES, type ApiDocumentName, type RestRoute } from "./api-docs.ts";
+import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
 /** Largest accepted POST body. */
@@ -130,7 +132,7 @@ function decodeSegment(name: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw invalid(`${name} "${raw}" is not valid percent-encoding`);
+    throw invalid(`${name} ${quote(raw)} is not valid percent-encoding`);
   }
 }
 
@@ -139,12 +141,12 @@ function pathParams(raw: Record<string, string>): PathParams {
   const params: PathParams = {};
   if (raw["symbol"] !== undefined) {
     const symbol = decodeSegment("symbol", raw["symbol"]);
-    if (!SYMBOL_PATTERN.test(symbol)) throw invalid(`symbol "${symbol}" does not match ${SYMBOL_PATTERN.source}`);
+    if (!SYMBOL_PATTERN.test(symbol)) throw invalid(`symbol ${quote(symbol)} does not match ${SYMBOL_PATTERN.source}`);
     params.symbol = symbol;
   }
   if (raw["address"] !== undefined) {
     const address = decodeSegment("address", raw["address"]);
-    if (!ADDRESS_PATTERN.test(address)) throw invalid(`address "${address}" does not match ${ADDRESS_PATTERN.source}`);
+    if (!ADDRESS_PATTERN.test(address)) throw invalid(`address ${quote(address)} does not match ${ADDRESS_PATTERN.source}`);
     params.address = address;
   }
   return params;
@@ -170,7 +172,7 @@ function integerParam(url: URL, name: string): number | undefined {
   const text = single(url, name);
   if (text === undefined) return undefined;
   const value = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw invalid(`${name} "${text}" is not a non-negative integer`);
+  if (!Number.isSafeInteger(value)) throw invalid(`${name} ${quote(text)} is not a non-negative integer`);
   return value;
 }
 
@@ -196,7 +198,7 @@ function readQuery(route: RestRoute, url: URL): ReadQuery {
   }
   if (route.transferType === true) {
     const type = single(url, "type");
-    if (type !== undefined && !(TRANSFER_TYPES as readonly string[]).includes(type)) throw invalid(`type "${type}" is not one of ${TRANSFER_TYPES.join(", ")}`);
+    if (type !== undefined && !(TRANSFER_TYPES as readonly string[]).includes(type)) throw invalid(`type ${quote(type)} is not one of ${TRANSFER_TYPES.join(", ")}`);
     if (type !== undefined) query.type = type;
   }
   return query;
@@ -221,8 +223,8 @@ function readHandlers(context: LiveContext): Record<string, ReadHandler> {
   const market = (params: PathParams, kind?: "perp" | "spot"): string => {
     const symbol = params.symbol!;
     const ref = exchange.marketsBySymbol.get(symbol);
-    if (ref === undefined) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol "${symbol}" does not resolve to a market`);
-    if (kind !== undefined && ref.kind !== kind) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol "${symbol}" is a ${ref.kind} market, not a ${kind} market`);
+    if (ref === undefined) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol ${quote(symbol)} does not resolve to a market`);
+    if (kind !== undefined && ref.kind !== kind) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol ${quote(symbol)} is a ${ref.kind} market, not a ${kind} market`);
     return symbol;
   };
 
@@ -321,7 +323,7 @@ function isJsonContentType(header: string | undefined): boolean {
 async function orderEntry(context: LiveContext, op: OrderEntryOperation, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const contentType = request.headers["content-type"];
   if (!isJsonContentType(contentType)) {
-    const got = contentType === undefined ? "no content type" : `content type "${contentType}"`;
+    const got = contentType === undefined ? "no content type" : `content type ${quote(contentType)}`;
     return sendRequestError(response, invalid(`request body must be application/json, got ${got}`));
   }
   const text = await readBody(request, REST_BODY_LIMIT_BYTES);
@@ -332,6 +334,7 @@ async function orderEntry(context: LiveContext, op: OrderEntryOperation, request
   } catch (error) {
     return sendRequestError(response, invalid(`request body is not valid JSON: ${(error as Error).message}`));
   }
+  if (nestsDeeperThan(body, JSON_NESTING_MAX)) return sendRequestError(response, invalid(nestingMessage("request body")));
   const answer = context.driver.handle({ kind: "request", op, body });
   context.driver.whenDurable(() => {
     if (answer.responseDropped === true) request.socket.destroy();

@@ -55,6 +55,7 @@ import { routeOutput } from "../exchange/stream-routes.ts";
 import { watchLiveness } from "./liveness.ts";
 import { debug, StreamFanout } from "./stream-fanout.ts";
 import { takeSnapshot } from "./stream-snapshots.ts";
+import { frameText } from "./request-json.ts";
 
 /** Unsent bytes on a connection before it is closed with 1013 (spec 6.3; the server's default). */
 export const SLOW_CONSUMER_BYTES_DEFAULT = 1024 * 1024;
@@ -174,7 +175,7 @@ class StreamServer implements StreamSurface {
     socket.on("error", () => socket.terminate());
     socket.on("message", (data) => {
       try {
-        this.onFrame(connection, textOf(data));
+        this.onFrame(connection, frameText(data));
       } catch (error) {
         debug(error);
       }
@@ -272,8 +273,3 @@ class StreamServer implements StreamSurface {
   }
 }
 
-function textOf(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString("utf8");
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  return Buffer.from(data).toString("utf8");
-}

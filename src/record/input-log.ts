@@ -90,10 +90,12 @@ export class InputLogColumns {
 
   /** A step's time, kind, op and payload (an input, or undefined for a timer-only step). */
   pushStep(atMicros: Micros, input: ExchangeInput | undefined): void {
+    // The payload's text first: if it cannot be made, no column has grown (the columns stay in step).
+    const payload = input === undefined ? undefined : JSON.stringify(input);
     this.time.push(atMicros);
     this.kind.push(input === undefined ? "advance" : input.kind);
     this.op.pushOptional(input?.kind === "request" ? input.op : undefined);
-    this.payload.pushOptional(input === undefined ? undefined : JSON.stringify(input));
+    this.payload.pushOptional(payload);
   }
 
   /** The fingerprint after step number `stepNumber` (1-based): all 64 digits when `full` or on every FULL_FINGERPRINT_EVERY-th step, else the prefix. */

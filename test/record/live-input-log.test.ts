@@ -123,6 +123,18 @@ describe("group commit", () => {
     await log.close();
     expect(() => step(log, 1)).toThrow("is closed");
   });
+
+  it("an input it cannot write begins no step and grows no column: the next steps commit and read back", async () => {
+    const log = openLog(directory());
+    step(log, 0);
+    const unwritable = { kind: "request", op: "createOrder", body: { big: 1n } } as unknown as Parameters<LiveInputLog["append"]>[1];
+    expect(() => log.append(START_MICROS + 1, unwritable)).toThrow(TypeError);
+    step(log, 2);
+    step(log, 3);
+    await durable(log);
+    await log.close();
+    expect(readInputLog(log.path).steps.map((recorded) => [recorded.timeMicros, recorded.kind])).toEqual([[START_MICROS, "prices"], [START_MICROS + 2, "prices"], [START_MICROS + 3, "advance"]]);
+  });
 });
 
 describe("a killed server's stream", () => {
