@@ -83,10 +83,10 @@ export class ExchangeQueries {
     return this.exchange.marketsBySymbol.get(symbol)?.kind === "spot";
   }
 
-  /** The latest computed summaries (computed every summary cadence; computed now if none yet). */
+  /** The latest computed summaries (computed every summary cadence; before the first, made now and not kept: a read changes nothing). */
   private summaries() {
     const risk = this.exchange.risk;
-    return risk.latestSummaries() ?? risk.computeSummaries(this.exchange.now());
+    return risk.latestSummaries() ?? risk.summariesAt(this.exchange.now());
   }
 
   perpMarketsSummary() {

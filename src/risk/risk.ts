@@ -20,9 +20,10 @@
  *     reason means bust); then releasePending(fillId) for every settled or
  *     busted match, and applyPerpExecution / applySpotExecution for every
  *     settled one; after a block, runLiquidations(atMicros);
- *  6. every summaryCadenceMicros (500 ms virtual by default; summariesDue
- *     tells): computeSummaries; reads between two computations are served
- *     latestSummaries.
+ *  6. every summaryCadenceMicros (500 ms virtual by default, on the
+ *     exchange's timer): computeSummaries; reads between two computations
+ *     are served latestSummaries, and a read before the first one
+ *     summariesAt, which keeps nothing (a read never changes the state).
  * Every method that depends on time takes atMicros; nothing reads a clock.
  */
 import { toE18 } from "../core/decimal.ts";
@@ -365,15 +366,15 @@ export class RiskEngine {
     return { rateTier: wallet.rateTier, whitelisted: wallet.whitelisted, suspended: wallet.suspended };
   }
 
-  /** True when the last computation is a cadence old (or there is none): time for computeSummaries. */
-  summariesDue(atMicros: number): boolean {
-    return this.latest === undefined || atMicros - this.latest.atMicros >= this.state.config.summaryCadenceMicros;
-  }
-
   /** Computes every market's summary at `atMicros` and keeps it as the latest (what reads serve until the next). */
   computeSummaries(atMicros: number): Summaries {
-    this.latest = { atMicros, markets: this.marketSummaries(atMicros), spotMarkets: this.spotMarketSummaries(atMicros) };
+    this.latest = this.summariesAt(atMicros);
     return this.latest;
+  }
+
+  /** Every market's summary at `atMicros`, kept nowhere (for a read before the first computation). */
+  summariesAt(atMicros: number): Summaries {
+    return { atMicros, markets: this.marketSummaries(atMicros), spotMarkets: this.spotMarketSummaries(atMicros) };
   }
 
   /** The last computed summaries (their updatedAt is the computation time), if any. */

@@ -125,16 +125,17 @@ describe("freshness", () => {
 });
 
 describe("summary cadence", () => {
-  it("is due every summaryCadenceMicros and serves the last computation in between", () => {
+  it("keeps each computation as the latest, and a summary made for a read before the first is kept nowhere", () => {
     const risk = pricedVenue();
     expect(risk.summaryCadenceMicros).toBe(500_000);
     expect(risk.latestSummaries()).toBeUndefined();
-    expect(risk.summariesDue(T0)).toBe(true);
-    const first = risk.computeSummaries(T0);
-    expect(first.markets[0]!.updatedAt).toBe(T0 / 1000);
-    expect(risk.summariesDue(T0 + 499_999)).toBe(false);
+    const forRead = risk.summariesAt(T0 + 100_000);
+    expect(forRead.markets[0]!.updatedAt).toBe(T0 / 1000 + 100);
+    expect(risk.latestSummaries()).toBeUndefined();
+    const first = risk.computeSummaries(T0 + 500_000);
+    expect(first.markets[0]!.updatedAt).toBe(T0 / 1000 + 500);
     expect(risk.latestSummaries()).toBe(first);
-    expect(risk.summariesDue(T0 + 500_000)).toBe(true);
-    expect(risk.computeSummaries(T0 + 500_000).spotMarkets[0]!.updatedAt).toBe(T0 / 1000 + 500);
+    expect(risk.computeSummaries(T0 + 1_000_000).spotMarkets[0]!.updatedAt).toBe(T0 / 1000 + 1000);
+    expect(risk.latestSummaries()).not.toBe(first);
   });
 });
