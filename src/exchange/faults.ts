@@ -28,6 +28,11 @@ export class FaultWindows {
     return this.until.get(fault);
   }
 
+  /** Responses still to be dropped. */
+  get pendingDrops(): number {
+    return this.responsesToDrop;
+  }
+
   dropResponses(count: number): void {
     this.responsesToDrop += count;
   }

@@ -20,6 +20,11 @@ export class OwnerIds {
     return id;
   }
 
+  /** Wallets given an id so far. */
+  get size(): number {
+    return this.wallets.length;
+  }
+
   /** The wallet (lowercase) of an id. */
   walletOf(id: number): string {
     const wallet = this.wallets[id];

@@ -93,7 +93,7 @@ import { loadavg } from "node:os";
 import { OrderBook } from "nodejs-order-book";
 import { RngRoot, type Rng } from "../../src/core/rng.ts";
 import { Engine } from "../../src/engine/engine.ts";
-import { runBareBook } from "./bare-book.ts";
+import { runBareBook, type BareStream } from "./bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";
 
 const ORDERS = 1_000_000;
@@ -129,18 +129,11 @@ interface Shape {
   readonly ordersPerTopLevel: number;
 }
 
-interface Workload {
+/** The stream (ops, kinds, isBuy, priceTicks, qtyLots, orderIndex: BareStream), with what this file adds. */
+interface Workload extends BareStream {
   readonly name: string;
   readonly distanceText: string;
   readonly restingTarget: number;
-  readonly ops: number;
-  /** Per operation: 0 = create, 1 = cancel. */
-  readonly kinds: Uint8Array;
-  readonly isBuy: Uint8Array;
-  readonly priceTicks: Int32Array;
-  readonly qtyLots: Int32Array;
-  /** For a create, the order's own index; for a cancel, the index of the order it cancels. */
-  readonly orderIndex: Int32Array;
   /**
    * The order id of each cancel, in operation order: text made apart from
    * the create's (as a request parsed off the wire would be), laid out in

@@ -318,55 +318,12 @@ export class World {
 
   /** How many requests of `bucket` the wallet has in its window now (probed through the public check). */
   usedSlots(wallet: string, bucket: "order" | "cancelAll"): number {
-    const limiter = this.exchange.gateway.rateLimiter;
-    for (let limit = 1; limit <= 10_000; limit++) {
-      if (limiter.check(wallet, bucket, { orderPerWindow: limit, cancelAllPerWindow: limit }, this.now).ok) return limit - 1;
-    }
-    throw new Error(`wallet ${wallet} has more than 10000 requests in its ${bucket} window`);
+    return usedRateSlots(this.exchange, wallet, bucket, this.now);
   }
 
-  /**
-   * Everything a request could change: the engine's whole state (its clock
-   * aside: it is time, not state), every account's balances, positions and
-   * margin, the risk layer's resting and pending orders and open interest,
-   * wallet flags, and each party's nonce and rate-limit windows.
-   */
+  /** exchangeDigest of this exchange and its parties, now. */
   digest(): Digest {
-    const { exchange } = this;
-    const { nowMicros: _clock, ...engine } = exchange.engine.dumpState();
-    const risk = exchange.risk;
-    const state = risk.state;
-    const accounts = [...state.accounts.keys()]
-      .sort((a, b) => a - b)
-      .map((accountId) => ({
-        accountId,
-        balances: risk.balances(accountId),
-        positions: risk.positions(accountId),
-        margin: risk.margin(accountId, this.now),
-        signers: this.parties.filter((party) => risk.isSigner(accountId, party.address)).map((party) => party.name),
-      }));
-    return {
-      engine,
-      accounts,
-      resting: [...state.resting.keys()].sort().map((orderId) => risk.restingOrder(orderId)),
-      pending: [...state.pending.keys()].sort(),
-      openInterest: [...state.perps.entries()].map(([marketId, market]) => ({
-        marketId,
-        oiLong: market.oiLong.toString(),
-        oiShort: market.oiShort.toString(),
-        oiLongEff: market.oiLongEff.toString(),
-        oiShortEff: market.oiShortEff.toString(),
-      })),
-      wallets: [...state.wallets.keys()].sort().map((wallet) => ({ wallet, ...risk.walletFlags(wallet) })),
-      parties: this.parties.map((party) => ({
-        name: party.name,
-        nonce: exchange.gateway.nonces.last(party.address).toString(),
-        orderSlots: this.usedSlots(party.address, "order"),
-        cancelAllSlots: this.usedSlots(party.address, "cancelAll"),
-      })),
-      history: [...state.accounts.keys()].map((accountId) => exchange.history.rows(accountId).length),
-      ledger: exchange.ledger.latest([...state.accounts.keys()], 1_000_000).length,
-    };
+    return exchangeDigest(this.exchange, this.parties, this.now);
   }
 
   /**
@@ -399,4 +356,68 @@ export class World {
     expect(payload).toEqual({ accountId: party.accountId, timeoutMs: 0 });
     expect(this.exchange.gateway.nonces.last(party.address)).toBe(BigInt(nonce));
   }
+}
+
+/**
+ * Requests of `wallet` in its current `bucket` rate window: the largest
+ * limit the limiter refuses (a check only reads), found by doubling, then
+ * bisecting.
+ */
+export function usedRateSlots(exchange: Exchange, wallet: string, bucket: "order" | "cancelAll", now: Micros): number {
+  const limiter = exchange.gateway.rateLimiter;
+  const admits = (limit: number) => limiter.check(wallet, bucket, { orderPerWindow: limit, cancelAllPerWindow: limit }, now).ok;
+  let high = 1;
+  while (!admits(high)) {
+    high *= 2;
+    if (high > 1 << 24) throw new Error(`wallet ${wallet} has more than ${1 << 24} requests in its ${bucket} window`);
+  }
+  let low = high >> 1; // refused (or 0)
+  while (high - low > 1) {
+    const mid = (low + high) >> 1;
+    if (admits(mid)) high = mid;
+    else low = mid;
+  }
+  return high - 1;
+}
+
+/**
+ * Everything a request could change: the engine's whole state (its clock
+ * aside: it is time, not state), every account's balances, positions and
+ * margin, the risk layer's resting and pending orders and open interest,
+ * wallet flags, each party's nonce and rate-limit windows, and the sizes of
+ * order history and ledger.
+ */
+export function exchangeDigest(exchange: Exchange, parties: readonly Party[], now: Micros): Digest {
+  const { nowMicros: _clock, ...engine } = exchange.engine.dumpState();
+  const risk = exchange.risk;
+  const state = risk.state;
+  const accountIds = [...state.accounts.keys()].sort((a, b) => a - b);
+  return {
+    engine,
+    accounts: accountIds.map((accountId) => ({
+      accountId,
+      balances: risk.balances(accountId),
+      positions: risk.positions(accountId),
+      margin: risk.margin(accountId, now),
+      signers: parties.filter((party) => risk.isSigner(accountId, party.address)).map((party) => party.name),
+    })),
+    resting: [...state.resting.keys()].sort().map((orderId) => risk.restingOrder(orderId)),
+    pending: [...state.pending.keys()].sort(),
+    openInterest: [...state.perps.entries()].map(([marketId, market]) => ({
+      marketId,
+      oiLong: market.oiLong.toString(),
+      oiShort: market.oiShort.toString(),
+      oiLongEff: market.oiLongEff.toString(),
+      oiShortEff: market.oiShortEff.toString(),
+    })),
+    wallets: [...state.wallets.keys()].sort().map((wallet) => ({ wallet, ...risk.walletFlags(wallet) })),
+    parties: parties.map((party) => ({
+      name: party.name,
+      nonce: exchange.gateway.nonces.last(party.address).toString(),
+      orderSlots: usedRateSlots(exchange, party.address, "order", now),
+      cancelAllSlots: usedRateSlots(exchange, party.address, "cancelAll", now),
+    })),
+    history: accountIds.map((accountId) => exchange.history.rows(accountId).length),
+    ledger: exchange.ledger.latest(accountIds, 1_000_000).length,
+  };
 }
