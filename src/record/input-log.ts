@@ -14,7 +14,7 @@
  * | timeMicros  | Int64               | virtual time of the step, microseconds since the epoch          |
  * | kind        | Dictionary<Utf8>    | request, prices, admin, fault, or advance (timers only)         |
  * | op          | Dictionary<Utf8>    | the order-entry operation of a request, else null               |
- * | payload     | Utf8                | the input as JSON (null for advance)                            |
+ * | payload     | Utf8                | the input as JSON (null for advance; see below)                 |
  * | fingerprint | Utf8                | the run fingerprint after the step: its first 16 hex digits     |
  * |             |                     | on every step, all 64 on the last and on every 10,000th          |
  * |             |                     | (live: on the last of every batch, as any batch may be the last) |
@@ -24,6 +24,13 @@
  * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`.
  * A fingerprint on every step lets a replay name the exact step where it
  * diverges; the prefix keeps that to 16 bytes a step.
+ *
+ * A payload is the input as JSON.stringify writes it, so a request body
+ * holding a number JSON cannot carry is logged as JSON can: 1e400 (which
+ * JSON.parse made Infinity) as null, -0 as 0. Such a body is rejected live
+ * (NUMERIC_OVERFLOW_ERROR) and again on replay, perhaps with another code or
+ * message; rejections are not outputs, so the fingerprint and the state
+ * replay the same.
  */
 import { writeFileSync } from "node:fs";
 import type { Micros } from "../core/time.ts";
