@@ -18,6 +18,7 @@
  * (spec 8.4) and the unsent data that makes a stream client a slow
  * consumer (1013), startLiveServer's edgeLimit and slowConsumerBytes.
  */
+import { createServer } from "node:net";
 import { millisToMicros, type Micros } from "../core/time.ts";
 import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import { DEFAULT_EDGE_LIMIT, type EdgeLimitConfig } from "../live/edge-limiter.ts";
@@ -28,6 +29,7 @@ import type { ClockMode } from "../live/driver.ts";
 import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
 import { signingConfig } from "../signing/domain.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
+import { MAX_START_MS } from "../sim/scenario.ts";
 import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
 import { stopOnSignals } from "./shutdown.ts";
 
@@ -46,6 +48,41 @@ export interface ServeOptions {
   signerThreads: string;
   edgeLimit: string;
   slowConsumerBytes: string;
+}
+
+/** The fastest wall clock: a virtual day in under a tenth of a second. */
+const MAX_SPEED = 1_000_000;
+
+/** More recovery threads than this only take memory and cores from the server (`auto` takes at most 4). */
+const MAX_SIGNER_THREADS = 64;
+
+function integerWithin(value: string, flag: string, min: number, max: number): number {
+  const number = integer(value, flag, min);
+  if (number > max) throw new Error(`${flag} "${value}" is out of range: it must be an integer within [${min}, ${max}]`);
+  return number;
+}
+
+/**
+ * Binds and releases host:port once, before anything is created, so that a
+ * host that does not resolve or a port in use is refused with the flag's
+ * name, and never after `--record` has opened (and so replaced) a log.
+ */
+function checkListen(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === "EADDRINUSE"
+          ? `--port ${port} is in use on ${host}`
+          : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN" || error.code === "EADDRNOTAVAIL"
+            ? `--host "${host}" is not an address of this machine`
+            : error.code === "EACCES"
+              ? `port ${port} needs privileges (use one above 1023, or 0 for any free port)`
+              : `cannot listen on ${host}:${port}: ${error.message}`;
+      reject(new Error(why));
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 function integer(value: string, flag: string, min = 0): number {
@@ -102,18 +139,19 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   if (options.clock !== "wall" && options.clock !== "manual") throw new Error(`--clock "${options.clock}" must be wall or manual`);
   const clock = options.clock as ClockMode;
   const speed = Number(options.speed);
-  if (!(speed > 0)) throw new Error(`--speed "${options.speed}" must be a positive number`);
+  if (!(speed > 0) || speed > MAX_SPEED) throw new Error(`--speed "${options.speed}" must be a positive number of at most ${MAX_SPEED}`);
   const edge = edgeLimit(options.edgeLimit);
   const slowConsumerBytes = integer(options.slowConsumerBytes, "--slow-consumer-bytes");
-  const startMicros = millisToMicros(options.start === undefined ? Date.now() : integer(options.start, "--start"));
+  const startMicros = millisToMicros(options.start === undefined ? Date.now() : integerWithin(options.start, "--start", 0, MAX_START_MS));
   const signing = signingConfig({
     ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
     ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
   });
   const exchangeId = integer(options.exchangeId, "--exchange-id");
   // Every flag is checked before anything is created (a bad --port must not leave a --record log behind).
-  const port = integer(options.port, "--port");
-  const signerThreads = options.signerThreads === "auto" ? defaultSignerThreads() : integer(options.signerThreads, "--signer-threads");
+  const port = integerWithin(options.port, "--port", 0, 65_535);
+  const signerThreads = options.signerThreads === "auto" ? defaultSignerThreads() : integerWithin(options.signerThreads, "--signer-threads", 0, MAX_SIGNER_THREADS);
+  await checkListen(options.host, port);
   const loaded = scenarioArgument === undefined ? undefined : await loadScenario(scenarioArgument);
   const seed = options.seed;
   const scenario = loaded === undefined ? undefined : liveScenario(loaded.scenario, loaded.paths, { signing }, exchangeId, integer(seed, "--seed"));

@@ -25,7 +25,10 @@
  * before any later test adds inputs to its servers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -406,8 +409,29 @@ describe("validation and help", () => {
     ["edgeLimit", "lots", '--edge-limit "lots" must be a whole number of requests per 60 s window (0: no limit)'],
     ["slowConsumerBytes", "-5", '--slow-consumer-bytes "-5" must be an integer of at least 0'],
     ["slowConsumerBytes", "64k", '--slow-consumer-bytes "64k" must be an integer of at least 0'],
+    ["port", "65536", '--port "65536" is out of range: it must be an integer within [0, 65535]'],
+    ["speed", "1e400", '--speed "1e400" must be a positive number of at most 1000000'],
+    ["start", "9007199254740991", '--start "9007199254740991" is out of range: it must be an integer within [0, 5853599254740]'],
+    ["signerThreads", "1000000", '--signer-threads "1000000" is out of range: it must be an integer within [0, 64]'],
+    ["host", "not a host", '--host "not a host" is not an address of this machine'],
   ] as const)("refuses %s %s, naming the flag and the rule", async (field, value, message) => {
     await expect(serve({ ...valid, [field]: value })).rejects.toThrow(message);
+  });
+
+  it("refuses a port in use before --record opens its log, so an earlier log stays as it was", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    const directory = mkdtempSync(join(tmpdir(), "shadowbook-serve-record-"));
+    const earlier = join(directory, "inputs.arrow");
+    writeFileSync(earlier, "an earlier session's log");
+    try {
+      await expect(serve({ ...valid, port: String(port), record: directory })).rejects.toThrow(`--port ${port} is in use on 127.0.0.1`);
+      expect(readFileSync(earlier, "utf8")).toBe("an earlier session's log");
+    } finally {
+      taken.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("documents both flags in `shadowbook serve --help`", async () => {
