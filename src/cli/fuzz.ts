@@ -20,6 +20,7 @@ import { formatMicros, microsToMillis } from "../core/time.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
+import { parseDuration } from "./run.ts";
 
 export interface FuzzCommandOptions {
   seeds: string;
@@ -51,8 +52,7 @@ function positiveInteger(value: string, flag: string): number {
 export async function fuzzCommand(argument: string, options: FuzzCommandOptions): Promise<FuzzReport & { logs: readonly FailureLog[] }> {
   const seeds = parseSeeds(options.seeds);
   const workers = positiveInteger(options.workers, "--workers");
-  const durationSeconds = options.duration === undefined ? undefined : Number(options.duration);
-  if (durationSeconds !== undefined && !(durationSeconds > 0)) throw new Error(`--duration "${options.duration}" must be a positive number of seconds`);
+  const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
   let done = 0;
   let failed = 0;
   const seedOptions: SeedOptions = {

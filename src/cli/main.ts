@@ -114,5 +114,7 @@ program
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : String(error));
+  // The whole error, its cause's stack included (an agent's failure points into the agent's code).
+  if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
   process.exit(1);
 });

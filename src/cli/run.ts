@@ -26,7 +26,7 @@ import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
 import { runScenario, type RunFigures } from "../sim/runner.ts";
-import type { Scenario, SignatureMode } from "../sim/scenario.ts";
+import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
 
@@ -48,9 +48,10 @@ export function parseSeed(value: string, flag = "--seed"): number {
   return Number(value);
 }
 
-function parseDuration(value: string): number {
+export function parseDuration(value: string): number {
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) throw new Error(`--duration "${value}" must be a positive number of seconds`);
+  const problem = /^\d+(\.\d+)?$/.test(value) ? durationProblem(seconds) : "must be a positive number of seconds";
+  if (problem !== null) throw new Error(`--duration "${value}" ${problem}`);
   return seconds;
 }
 

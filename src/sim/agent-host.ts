@@ -61,9 +61,15 @@ export interface AgentFailure {
 
 export class AgentFailedError extends Error {
   override readonly name = "AgentFailedError";
+  /**
+   * The message names the agent, the step and the time, and gives the
+   * cause as `Name: message`; the cause itself (with its stack, for an
+   * agent's author) is `cause`, which the CLI prints with SHADOWBOOK_DEBUG.
+   */
   constructor(readonly failure: AgentFailure) {
-    const cause = failure.error instanceof Error ? failure.error.stack ?? failure.error.message : String(failure.error);
-    super(`agent "${failure.agent}" failed in ${failure.what} at virtual time ${failure.atMicros}: ${cause}`);
+    const error = failure.error;
+    const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    super(`agent "${failure.agent}" failed in ${failure.what} at virtual time ${failure.atMicros}: ${cause}`, { cause: error });
   }
 }
 

@@ -21,7 +21,7 @@ import { DEFAULT_SIGNING_CONFIG } from "../signing/domain.ts";
 import { AgentFailedError, AgentHost, type HostedAgent } from "./agent-host.ts";
 import { ExchangeInvariants } from "./invariants.ts";
 import { DEFAULT_BASIS_SD, Oracle, type PricePath } from "./oracle.ts";
-import { DEFAULT_START_MS, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
+import { DEFAULT_START_MS, durationProblem, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
 import { SimWorld } from "./world.ts";
 
 /** What observers (statistics, recorders, reports) are told about the run. */
@@ -139,6 +139,8 @@ export class SimRun {
     this.seed = options.seed ?? scenario.seed;
     this.signatures = options.signatures ?? scenario.signatures ?? "trusted";
     const durationSeconds = options.durationSeconds ?? scenario.durationSeconds;
+    const duration = durationProblem(durationSeconds);
+    if (duration !== null) throw new RangeError(`run duration ${durationSeconds} ${duration}`);
     const config = exchangeConfigOf(scenario, this.signatures);
     this.startMicros = (scenario.startMs ?? DEFAULT_START_MS) * MICROS_PER_MILLI;
     this.endMicros = this.startMicros + Math.round(durationSeconds * MICROS_PER_SECOND);

@@ -191,6 +191,24 @@ export function defineScenario(scenario: Scenario): Scenario {
   return Object.freeze(scenario);
 }
 
+/**
+ * The longest run: 100 years of virtual time. Virtual time is an integer
+ * count of microseconds, so a run must end below 2^53 µs (year 2255); with
+ * this bound and MAX_START_MS, every run does. (A run asked for 1e20 s
+ * used to overflow and never end.)
+ */
+export const MAX_RUN_SECONDS = 100 * 365 * 86_400;
+
+/** The latest start (Unix ms, in 2155) from which the longest run still ends at a safe integer of microseconds. */
+export const MAX_START_MS = Math.floor((Number.MAX_SAFE_INTEGER - MAX_RUN_SECONDS * 1_000_000) / 1_000);
+
+/** Why `seconds` cannot be a run's duration, or null: positive, finite, at most MAX_RUN_SECONDS. */
+export function durationProblem(seconds: number): string | null {
+  if (typeof seconds !== "number" || !(seconds > 0) || !Number.isFinite(seconds)) return "must be a positive number of seconds";
+  if (seconds > MAX_RUN_SECONDS) return `must be at most ${MAX_RUN_SECONDS} seconds (100 years of virtual time)`;
+  return null;
+}
+
 /** Throws a ScenarioError naming the field and the rule. */
 export function checkScenario(scenario: Scenario): void {
   const fail = (message: string): never => {
@@ -198,8 +216,11 @@ export function checkScenario(scenario: Scenario): void {
   };
   if (typeof scenario.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(scenario.name)) fail(`name must be lowercase letters, digits and dashes`);
   if (!Number.isSafeInteger(scenario.seed) || scenario.seed < 0) fail(`seed "${scenario.seed}" must be a non-negative integer`);
-  if (!(scenario.durationSeconds > 0) || !Number.isFinite(scenario.durationSeconds)) fail(`durationSeconds "${scenario.durationSeconds}" must be a positive number`);
-  if (scenario.startMs !== undefined && (!Number.isSafeInteger(scenario.startMs) || scenario.startMs < 0)) fail(`startMs "${scenario.startMs}" must be a non-negative integer of Unix ms`);
+  const duration = durationProblem(scenario.durationSeconds);
+  if (duration !== null) fail(`durationSeconds "${scenario.durationSeconds}" ${duration}`);
+  if (scenario.startMs !== undefined && (!Number.isSafeInteger(scenario.startMs) || scenario.startMs < 0 || scenario.startMs > MAX_START_MS)) {
+    fail(`startMs "${scenario.startMs}" must be an integer of Unix ms within [0, ${MAX_START_MS}]`);
+  }
   const names = new Set<string>();
   scenario.agents.forEach((agent, index) => {
     if (typeof agent.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(agent.name)) fail(`agents[${index}].name "${agent.name}" must be letters, digits and _.:-`);

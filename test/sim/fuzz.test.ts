@@ -60,6 +60,10 @@ describe("fuzzedScenario", () => {
 
   it("describes failures by kind, and an agent's by its agent and cause", () => {
     expect(describeFailure(new InvariantError("open interest of market 1: long 2 != short 1"))).toMatchObject({ kind: "InvariantError", message: "open interest of market 1: long 2 != short 1" });
+    const failed = new AgentFailedError({ agent: "mm", what: "a timer", atMicros: 42, error: new RangeError("bad param") });
+    // One line for the CLI to print: the cause as Name: message, its stack kept as `cause` (printed with SHADOWBOOK_DEBUG).
+    expect(failed.message).toBe('agent "mm" failed in a timer at virtual time 42: RangeError: bad param');
+    expect(failed.cause).toBeInstanceOf(RangeError);
     const agentFailure = describeFailure(new AgentFailedError({ agent: "mm", what: "a timer", atMicros: 42, error: new InvariantError("broken\nsecond line") }));
     expect(agentFailure).toMatchObject({ kind: "AgentFailedError", agent: "mm", causeKind: "InvariantError", message: 'agent "mm" failed in a timer at virtual time 42: InvariantError: broken' });
     expect(agentFailure.stack.split("\n")[0]).toBe("InvariantError: broken");
