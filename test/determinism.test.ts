@@ -45,7 +45,7 @@ export const DETERMINISTIC_CORE = [
 export const DRIVER_EXCEPTIONS = ["src/client/transports"];
 
 /** Drivers and I/O may read clocks and do I/O; listed so the boundary is explicit. */
-export const DRIVERS = ["src/sim/runner.ts", "src/sim/fuzz.ts", "src/sim/fuzz-worker.ts", "src/live", "src/client/transports", "src/record", "src/report", "src/cli"];
+export const DRIVERS = ["src/sim/runner.ts", "src/sim/fuzz.ts", "src/sim/fuzz-worker.ts", "src/backtest/run.ts", "src/live", "src/client/transports", "src/record", "src/report", "src/cli"];
 
 const FORBIDDEN: { name: string; pattern: RegExp }[] = [
   { name: "Date", pattern: /\bDate\b/ },
