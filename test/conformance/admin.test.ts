@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { Fingerprint } from "../../src/core/fingerprint.ts";
+import { CLOCK_STEP_MAX_MS } from "../../src/live/admin.ts";
 import { Exchange } from "../../src/exchange/exchange.ts";
 import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
 import { AccountNotification } from "../../src/spec/account.ts";
@@ -236,6 +237,14 @@ describe("POST /admin/clock", () => {
     await refused("clock", { to: w.nowMs() + 5, advanceMs: 5 }, { mentions: ["exactly one"] });
     await refused("clock", {}, { mentions: ["exactly one"] });
     expect(await refused("clock", { advanceMs: -1 })).toMatch(/^advanceMs: /);
+  });
+
+  it("refuses a step of more than one day, which would block the server, and leaves the clock where it was", async () => {
+    const before = w.nowMs();
+    await refused("clock", { advanceMs: CLOCK_STEP_MAX_MS + 1 }, { mentions: [`advanceMs ${CLOCK_STEP_MAX_MS + 1}`, "one day", "in steps"] });
+    await refused("clock", { advanceMs: 1e12 }, { mentions: ["advanceMs 1000000000000", "one day"] });
+    await refused("clock", { to: before + CLOCK_STEP_MAX_MS + 1 }, { mentions: [`to ${before + CLOCK_STEP_MAX_MS + 1}`, `${CLOCK_STEP_MAX_MS + 1} ms ahead`] });
+    expect((await w.ok("/admin/state")).virtualTime).toBe(before);
   });
 
   it("is refused with 409 on a wall clock", async () => {
