@@ -18,7 +18,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatMicros, microsToMillis } from "../core/time.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
-import { fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
+import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
 import { parseDuration } from "./run.ts";
 
@@ -44,14 +44,15 @@ export interface FailureLog {
 /** Failures whose worker died are not rerun in this process (the rerun could take it down too). */
 const NOT_RERUN = new Set(["WorkerCrash", "Timeout"]);
 
-function positiveInteger(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new Error(`${flag} "${value}" must be a positive integer`);
+function positiveInteger(value: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  const limit = max === Number.MAX_SAFE_INTEGER ? "" : ` at most ${max}`;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !(Number(value) <= max)) throw new Error(`${flag} "${value}" must be a positive integer${limit}`);
   return Number(value);
 }
 
 export async function fuzzCommand(argument: string, options: FuzzCommandOptions): Promise<FuzzReport & { logs: readonly FailureLog[] }> {
   const seeds = parseSeeds(options.seeds);
-  const workers = positiveInteger(options.workers, "--workers");
+  const workers = positiveInteger(options.workers, "--workers", FUZZ_WORKERS_MAX);
   const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
   let done = 0;
   let failed = 0;

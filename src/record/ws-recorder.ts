@@ -38,6 +38,8 @@ import { gapFrame, kindOfType, MdRecordingWriter, MD_ROW_KINDS, scanEnvelope, ty
 export const RECONNECT_CLOSE_CODES: readonly number[] = [1012, 1013, 1001];
 const SNAPSHOT_ERROR_PREFIX = "Error while fetching snapshot from ";
 const INVALID_CHANNEL = "Invalid channel name";
+/** The longest delay a Node timer holds (2^31 - 1 ms); a longer one fires at once. */
+const TIMER_MAX_MS = 2_147_483_647;
 
 export interface WsRecorderOptions {
   /** ws:// or wss:// URL of the streaming endpoint. */
@@ -153,10 +155,18 @@ export class WsRecorder {
     }
     const flushEveryMs = this.options.flushEveryMs ?? 1_000;
     this.flushTimer = setInterval(() => this.writer?.flush(), flushEveryMs);
-    if (this.options.durationMs !== undefined) {
-      const left = this.options.durationMs - (performance.now() - this.startedAt);
-      this.endTimer = setTimeout(() => this.finish("duration"), Math.max(0, left));
-    }
+    if (this.options.durationMs !== undefined) this.armEnd(this.options.durationMs);
+  }
+
+  /**
+   * Ends the recording `durationMs` after its start. Node's timers hold at
+   * most 2^31 - 1 ms (24.8 days) and fire at once beyond that, so a longer
+   * recording waits in steps of that size.
+   */
+  private armEnd(durationMs: number): void {
+    const leftMs = durationMs - (performance.now() - this.startedAt);
+    if (leftMs > TIMER_MAX_MS) this.endTimer = setTimeout(() => this.armEnd(durationMs), TIMER_MAX_MS);
+    else this.endTimer = setTimeout(() => this.finish("duration"), Math.max(0, leftMs));
   }
 
   /** Ends the recording now (`reason` "signal" for SIGINT/SIGTERM); the summary. */

@@ -82,7 +82,7 @@ export interface FuzzOptions {
   /** The scenario module (default export a Scenario), relative to the working directory or absolute. */
   scenarioPath: string;
   seeds: readonly number[];
-  /** 1 (the default) runs every seed in this thread; more runs a pool of worker threads. */
+  /** 1 (the default) runs every seed in this thread; more runs a pool of worker threads (at most FUZZ_WORKERS_MAX). */
   workers?: number;
   /** Overrides the scenario's duration. */
   durationSeconds?: number;
@@ -270,10 +270,17 @@ export type FuzzWorkerReply =
   | { readonly type: "loadFailed"; readonly error: FuzzFailure }
   | { readonly type: "result"; readonly result: FuzzResult };
 
+/**
+ * The most worker threads a fuzz run starts. Each loads the scenario and the
+ * whole exchange (tens of MB); far more threads than cores only add memory
+ * (a million would exhaust it), and results do not depend on the count.
+ */
+export const FUZZ_WORKERS_MAX = 64;
+
 /** Runs the seeds and reports them sorted by seed. Rejects only when the scenario cannot be loaded. */
 export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   const workers = options.workers ?? 1;
-  if (!Number.isSafeInteger(workers) || workers < 1) throw new FuzzError(`workers "${workers}" must be a positive integer`);
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > FUZZ_WORKERS_MAX) throw new FuzzError(`workers "${workers}" must be a positive integer at most ${FUZZ_WORKERS_MAX}`);
   checkInvariantEveryBlocks(options.invariantEveryBlocks);
   const seeds = [...new Set(options.seeds)].sort((a, b) => a - b);
   for (const seed of seeds) {

@@ -327,6 +327,15 @@ describe("startup and the end", () => {
     expect(ended.stoppedBy).toBe("duration");
     expect(ended.seconds).toBeGreaterThanOrEqual(0.29);
     expect(readMdRecording(join(dir, "timed.arrow")).length).toBe(51);
+
+    // Beyond a Node timer's 24.8 days: still recording, not ended at once.
+    const long = new WsRecorder({ url: `ws://127.0.0.1:${port}/`, channels: ["/a"], out: join(dir, "long.arrow"), durationMs: 30 * 86_400_000 });
+    await long.start();
+    let ended30 = false;
+    void long.finished.then(() => (ended30 = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ended30).toBe(false);
+    expect((await long.stop()).stoppedBy).toBe("stop");
     server.close();
   });
 });

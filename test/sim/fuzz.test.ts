@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { InvariantError } from "../../src/core/assert.ts";
 import { RngRoot } from "../../src/core/rng.ts";
 import { AgentFailedError } from "../../src/sim/agent-host.ts";
-import { describeFailure, formatFailure, fuzzedScenario, fuzzScenario, parseSeeds, reproductionCommand, SEEDS_MAX, type FuzzResult } from "../../src/sim/fuzz.ts";
+import { fuzzCommand } from "../../src/cli/fuzz.ts";
+import { describeFailure, formatFailure, FUZZ_WORKERS_MAX, fuzzedScenario, fuzzScenario, parseSeeds, reproductionCommand, SEEDS_MAX, type FuzzResult } from "../../src/sim/fuzz.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { DEFAULT_START_MS } from "../../src/sim/scenario.ts";
 import crashScenario from "./fixtures/crash-scenario.ts";
@@ -148,5 +149,7 @@ describe("fuzzScenario", () => {
     await expect(fuzzScenario({ scenarioPath: "test/sim/fixtures/missing.ts", seeds: [1] })).rejects.toThrow();
     await expect(fuzzScenario({ scenarioPath: "test/sim/fixtures/fuzz-agents.ts", seeds: [1] })).rejects.toThrow(/must default-export a scenario/);
     await expect(fuzzScenario({ scenarioPath: FUZZ, seeds: [1], workers: 0 })).rejects.toThrow(/workers "0" must be a positive integer/);
+    await expect(fuzzScenario({ scenarioPath: FUZZ, seeds: [1], workers: FUZZ_WORKERS_MAX + 1 })).rejects.toThrow(`workers "${FUZZ_WORKERS_MAX + 1}" must be a positive integer at most ${FUZZ_WORKERS_MAX}`);
+    await expect(fuzzCommand(FUZZ, { seeds: "1", workers: "1000000", progress: false })).rejects.toThrow(`--workers "1000000" must be a positive integer at most ${FUZZ_WORKERS_MAX}`);
   });
 });
