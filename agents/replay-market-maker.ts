@@ -104,6 +104,25 @@ function forget(state: State, orderId: number): MarketState | undefined {
   return owner.market;
 }
 
+/** Throws when a parameter (the scenario's marketData.params over the defaults) is out of its range. */
+function checkParams(params: ReplayMarketMakerParams): void {
+  const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+  const integer = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
+  const rules: readonly [keyof ReplayMarketMakerParams, boolean, string][] = [
+    ["quoteNotional", finite(params.quoteNotional) && params.quoteNotional > 0, "a finite number > 0"],
+    ["quoteLots", params.quoteLots === undefined || (integer(params.quoteLots) && params.quoteLots > 0), "a positive integer"],
+    ["edgeTicks", integer(params.edgeTicks), "an integer"],
+    ["skewTicksPerLot", finite(params.skewTicksPerLot), "a finite number"],
+    ["maxPositionLots", params.maxPositionLots === undefined || (integer(params.maxPositionLots) && params.maxPositionLots >= 0), "a non-negative integer"],
+    ["maxPositionNotional", finite(params.maxPositionNotional) && params.maxPositionNotional >= 0, "a finite number >= 0"],
+    ["refreshMicros", integer(params.refreshMicros) && params.refreshMicros > 0, "a positive integer"],
+    ["requoteTicks", finite(params.requoteTicks) && params.requoteTicks >= 0, "a finite number >= 0"],
+  ];
+  for (const [name, ok, rule] of rules) {
+    if (!ok) throw new RangeError(`replay-market-maker params.${name} "${String(params[name])}" must be ${rule}`);
+  }
+}
+
 export const replayMarketMaker = defineReplayStrategy<ReplayMarketMakerParams, State>({
   name: "replay-market-maker",
   defaults: {
@@ -115,6 +134,7 @@ export const replayMarketMaker = defineReplayStrategy<ReplayMarketMakerParams, S
     requoteTicks: 1,
   },
   init(params, ctx) {
+    checkParams(params);
     const symbols = params.symbols ?? ctx.markets.map((market) => market.symbol);
     const markets = new Map<string, MarketState>();
     for (const symbol of symbols) {

@@ -243,6 +243,7 @@ function parseSpot(input: SpotMarketInput, assets: ReadonlyMap<string, AssetConf
 
 function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { feeTiers: FeeTierConfig[]; globalFees: GlobalFeeConfig } {
   const parsed = tiers.map((tier) => {
+    assert(tier.tierType === "REGULAR" || tier.tierType === "VIP", `tier ${tier.tierId}.tierType "${String(tier.tierType)}" must be REGULAR or VIP`);
     const takerRate = toE18(tier.takerFee, `tier ${tier.tierId}.takerFee`, { signed: true });
     assert(takerRate >= 0n, `tier ${tier.tierId}.takerFee "${tier.takerFee}" must not be negative on Fee v3`);
     return { tierId: tier.tierId, takerRate, volume30d: toE18(tier.volume30d, `tier ${tier.tierId}.volume30d`, { signed: false }) * E18, tierType: tier.tierType };

@@ -6,11 +6,11 @@
  * fuzz workers and the live server all load scenarios here. A driver: it
  * reads files.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parsePricePath, type PricePath } from "./oracle.ts";
-import { checkScenario, ScenarioError, type Scenario } from "./scenario.ts";
+import { checkScenario, ScenarioError, type PathFeed, type Scenario } from "./scenario.ts";
 
 /** The project root (where scenarios/ and data/ live). */
 export const PROJECT_ROOT = resolve(import.meta.dirname, "..", "..");
@@ -33,7 +33,7 @@ export interface LoadedScenario {
 
 export async function loadScenario(argument: string): Promise<LoadedScenario> {
   const path = scenarioPath(argument);
-  const module = (await import(pathToFileURL(path).href)) as { default?: unknown; scenario?: unknown };
+  const module = await importScenarioModule(path);
   const scenario = (module.default ?? module.scenario) as Scenario | undefined;
   if (scenario === undefined || typeof scenario !== "object" || !Array.isArray(scenario.agents)) {
     throw new ScenarioError(`scenario file "${path}" must default-export a scenario: export default defineScenario({...})`);
@@ -42,9 +42,45 @@ export async function loadScenario(argument: string): Promise<LoadedScenario> {
   const paths = new Map<string, PricePath>();
   for (const feed of scenario.prices) {
     if (feed.model !== "path" || paths.has(feed.file)) continue;
-    const file = isAbsolute(feed.file) ? feed.file : join(PROJECT_ROOT, "data", feed.file);
-    if (!existsSync(file)) throw new ScenarioError(`scenario "${scenario.name}": the price path "${feed.file}" of ${feed.asset} is not in data/ (${file})`);
-    paths.set(feed.file, parsePricePath(readFileSync(file, "utf8"), file));
+    paths.set(feed.file, readPricePath(scenario, feed));
   }
   return { path, scenario, paths };
+}
+
+/**
+ * Imports a scenario module. What its own code throws is refused naming the
+ * file and the module's message; a ScenarioError (from defineScenario) is
+ * passed on as it is: it already names the scenario, the field and the rule.
+ */
+async function importScenarioModule(path: string): Promise<{ default?: unknown; scenario?: unknown }> {
+  try {
+    return (await import(pathToFileURL(path).href)) as { default?: unknown; scenario?: unknown };
+  } catch (error) {
+    // By name: a module outside the project's package may be loaded as CommonJS, with its own copy of scenario.ts.
+    if (error instanceof Error && error.name === "ScenarioError") throw error;
+    const message = error instanceof Error && error.message !== "" ? error.message : String(error);
+    throw new ScenarioError(`scenario file "${path}" failed at import: ${message}`, { cause: error });
+  }
+}
+
+/** Reads and parses the price path a feed names (relative to data/, or absolute). */
+function readPricePath(scenario: Scenario, feed: PathFeed): PricePath {
+  const file = isAbsolute(feed.file) ? feed.file : join(PROJECT_ROOT, "data", feed.file);
+  const what = `scenario "${scenario.name}": the price path "${feed.file}" of ${feed.asset}`;
+  const cannotRead = (error: unknown) => new ScenarioError(`${what} cannot be read (${file}): ${(error as Error).message}`, { cause: error });
+  let stats;
+  try {
+    stats = statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    throw cannotRead(error);
+  }
+  if (stats === undefined) throw new ScenarioError(`${what} is not in data/ (${file})`);
+  if (!stats.isFile()) throw new ScenarioError(`${what} is ${stats.isDirectory() ? "a directory" : "not a regular file"}, not a file of offsetMs,price lines (${file})`);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw cannotRead(error);
+  }
+  return parsePricePath(text, file);
 }

@@ -209,47 +209,186 @@ export function durationProblem(seconds: number): string | null {
   return null;
 }
 
+/** A number's allowed range: at least `min` (greater, when `minExclusive`), at most `max`, a safe integer when `integer`. */
+export interface NumberRange {
+  readonly min: number;
+  readonly minExclusive?: true;
+  readonly max?: number;
+  readonly integer?: true;
+}
+
+/** Any finite number. */
+const FINITE: NumberRange = { min: -Infinity };
+const NON_NEGATIVE: NumberRange = { min: 0 };
+const NON_NEGATIVE_INTEGER: NumberRange = { min: 0, integer: true };
+/** Decimal places of a published price: the Exchange parses prices with at most 18. */
+const PRICE_DECIMALS: NumberRange = { min: 0, max: 18, integer: true };
+
+/** Why `value` is not a number within `range`, or null: the rule, to follow the field's name and its quoted value. */
+export function numberProblem(value: unknown, range: NumberRange): string | null {
+  const integer = range.integer === true;
+  const exclusive = range.minExclusive === true;
+  const number = typeof value === "number" && (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
+  if (number && (exclusive ? value > range.min : value >= range.min) && (range.max === undefined || value <= range.max)) return null;
+  if (integer) {
+    const base = range.min === 0 && !exclusive ? "a non-negative integer" : range.min === 1 && !exclusive ? "a positive integer" : `an integer ${exclusive ? ">" : ">="} ${range.min}`;
+    return `must be ${base}${range.max === undefined ? "" : ` at most ${range.max}`}`;
+  }
+  if (range.max !== undefined) return `must be a finite number in ${exclusive ? "(" : "["}${range.min}, ${range.max}]`;
+  if (range.min === -Infinity) return "must be a finite number";
+  return `must be a finite number ${exclusive ? "greater than" : ">="} ${range.min}`;
+}
+
+type Fail = (message: string) => never;
+
+/** Fails with `field "value" <rule>` when `value` is not within `range`. */
+function checkNumber(fail: Fail, field: string, value: unknown, range: NumberRange): void {
+  const problem = numberProblem(value, range);
+  if (problem !== null) fail(`${field} "${String(value)}" ${problem}`);
+}
+
+/** A plain object, not null or an array (a check that does not narrow: the fields stay typed as declared). */
+const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** Throws a ScenarioError naming the field and the rule. */
 export function checkScenario(scenario: Scenario): void {
-  const fail = (message: string): never => {
+  if (!isObject(scenario)) {
+    const got = scenario === null ? "null" : Array.isArray(scenario) ? "an array" : typeof scenario;
+    throw new ScenarioError(`the scenario must be an object, not ${got}: defineScenario({ name, description, seed, durationSeconds, prices, agents })`);
+  }
+  const fail: Fail = (message) => {
     throw new ScenarioError(`scenario "${scenario.name}": ${message}`);
   };
   if (typeof scenario.name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(scenario.name)) fail(`name must be lowercase letters, digits and dashes`);
   if (!Number.isSafeInteger(scenario.seed) || scenario.seed < 0) fail(`seed "${scenario.seed}" must be a non-negative integer`);
   const duration = durationProblem(scenario.durationSeconds);
   if (duration !== null) fail(`durationSeconds "${scenario.durationSeconds}" ${duration}`);
-  if (scenario.startMs !== undefined && (!Number.isSafeInteger(scenario.startMs) || scenario.startMs < 0 || scenario.startMs > MAX_START_MS)) {
-    fail(`startMs "${scenario.startMs}" must be an integer of Unix ms within [0, ${MAX_START_MS}]`);
+  if (scenario.startMs !== undefined) {
+    checkNumber(fail, "startMs", scenario.startMs, NON_NEGATIVE_INTEGER);
+    if (scenario.startMs > MAX_START_MS) fail(`startMs "${scenario.startMs}" must be at most ${MAX_START_MS} (in 2155): the longest run from it must end at a safe integer of microseconds`);
   }
+  if (scenario.signatures !== undefined && scenario.signatures !== "trusted" && scenario.signatures !== "signed") fail(`signatures "${String(scenario.signatures)}" must be trusted or signed`);
+  if (scenario.oracleBasisSd !== undefined) checkNumber(fail, "oracleBasisSd", scenario.oracleBasisSd, NON_NEGATIVE);
+  if (scenario.oracleBasisMean !== undefined) checkNumber(fail, "oracleBasisMean", scenario.oracleBasisMean, { min: -1, minExclusive: true, max: 1 });
+  if (!Array.isArray(scenario.agents)) fail(`agents must be an array of agents (empty when the market is a recording)`);
+  if (!Array.isArray(scenario.prices)) fail(`prices must be an array of price feeds (empty when the market is a recording)`);
+  // Before the agents and feeds: a recording excludes them (whatever they hold).
+  if (scenario.marketData !== undefined) checkMarketData(scenario, fail);
+  checkAgents(scenario, fail);
+  checkFeeTierTypes(scenario, fail);
+  checkFeeds(scenario, fail);
+  const bust = scenario.settlement?.bustProbability;
+  if (bust !== undefined && !(bust >= 0 && bust <= 1)) fail(`settlement.bustProbability "${bust}" must be between 0 and 1`);
+  checkTimeline(scenario, fail);
+  if (scenario.gateway?.iocPriceBandBps !== undefined) checkNumber(fail, "gateway.iocPriceBandBps", scenario.gateway.iocPriceBandBps, NON_NEGATIVE_INTEGER);
+  if (scenario.gateway?.exchangeId !== undefined) checkNumber(fail, "gateway.exchangeId", scenario.gateway.exchangeId, NON_NEGATIVE_INTEGER);
+}
+
+function checkAgents(scenario: Scenario, fail: Fail): void {
   const names = new Set<string>();
   scenario.agents.forEach((agent, index) => {
+    if (!isObject(agent)) fail(`agents[${index}] must be an object: { name, agent, params, account, latency }`);
     if (typeof agent.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(agent.name)) fail(`agents[${index}].name "${agent.name}" must be letters, digits and _.:-`);
     if (names.has(agent.name)) fail(`agents[${index}].name "${agent.name}" is used twice`);
     names.add(agent.name);
+    const program = agent.agent as Partial<AgentDefinition> | undefined;
+    if (!isObject(program) || typeof program?.kind !== "string" || typeof program.start !== "function") fail(`agents[${index}].agent of "${agent.name}" must be an agent program (defineAgent({ kind, description, defaults, start }))`);
+    if (agent.params !== undefined && !isObject(agent.params)) fail(`agents[${index}].params of "${agent.name}" must be an object of parameters`);
     const tier = agent.account?.rateTier;
     if (tier !== undefined && ![1, 2, 3].includes(tier)) fail(`agents[${index}].account.rateTier "${tier}" must be 1, 2 or 3`);
   });
+}
+
+/** The tier types of the fee tiers (the risk layer checks the rest of the markets when the run builds its exchange). */
+function checkFeeTierTypes(scenario: Scenario, fail: Fail): void {
+  const tiers: unknown = scenario.markets?.feeTiers;
+  if (!Array.isArray(tiers)) return;
+  tiers.forEach((tier: unknown, index) => {
+    const type = isObject(tier) ? (tier as { tierType?: unknown }).tierType : undefined;
+    if (type !== "REGULAR" && type !== "VIP") fail(`markets.feeTiers[${index}].tierType "${String(type)}" must be REGULAR or VIP`);
+  });
+}
+
+function checkFeeds(scenario: Scenario, fail: Fail): void {
   const assets = new Set<string>();
   scenario.prices.forEach((feed, index) => {
+    if (!isObject(feed)) fail(`prices[${index}] must be an object: { asset, model, ... }`);
+    if (typeof feed.asset !== "string" || feed.asset === "") fail(`prices[${index}].asset "${String(feed.asset)}" must be an asset name`);
     if (assets.has(feed.asset)) fail(`prices[${index}].asset "${feed.asset}" has two feeds`);
     assets.add(feed.asset);
-    if (feed.model === "gbm") {
-      if (!(feed.start > 0)) fail(`prices[${index}].start "${feed.start}" must be greater than 0`);
-      if (!(feed.hourlyVolatility >= 0)) fail(`prices[${index}].hourlyVolatility "${feed.hourlyVolatility}" must be >= 0`);
-      if (feed.stepMs !== undefined && !(Number.isSafeInteger(feed.stepMs) && feed.stepMs > 0)) fail(`prices[${index}].stepMs "${feed.stepMs}" must be a positive integer`);
+    const model: unknown = feed.model;
+    if (model !== "gbm" && model !== "path") fail(`prices[${index}].model "${String(model)}" must be gbm or path`);
+    if (feed.decimals !== undefined) checkNumber(fail, `prices[${index}].decimals`, feed.decimals, PRICE_DECIMALS);
+    if (feed.model === "path") {
+      if (typeof feed.file !== "string" || feed.file === "") fail(`prices[${index}].file "${String(feed.file)}" must name a price path file in data/`);
+      return;
+    }
+    if (!(Number.isFinite(feed.start) && feed.start > 0)) fail(`prices[${index}].start "${feed.start}" must be greater than 0`);
+    checkNumber(fail, `prices[${index}].hourlyVolatility`, feed.hourlyVolatility, NON_NEGATIVE);
+    if (feed.hourlyDrift !== undefined) checkNumber(fail, `prices[${index}].hourlyDrift`, feed.hourlyDrift, FINITE);
+    if (feed.stepMs !== undefined && !(Number.isSafeInteger(feed.stepMs) && feed.stepMs > 0)) fail(`prices[${index}].stepMs "${feed.stepMs}" must be a positive integer`);
+    if (feed.jumps !== undefined) {
+      if (!isObject(feed.jumps)) fail(`prices[${index}].jumps must be an object: { perHour, mean, sd }`);
+      checkNumber(fail, `prices[${index}].jumps.perHour`, feed.jumps.perHour, NON_NEGATIVE);
+      checkNumber(fail, `prices[${index}].jumps.mean`, feed.jumps.mean, FINITE);
+      checkNumber(fail, `prices[${index}].jumps.sd`, feed.jumps.sd, NON_NEGATIVE);
     }
   });
-  const bust = scenario.settlement?.bustProbability;
-  if (bust !== undefined && !(bust >= 0 && bust <= 1)) fail(`settlement.bustProbability "${bust}" must be between 0 and 1`);
-  scenario.timeline?.forEach((entry, index) => {
-    if (!(entry.atSeconds >= 0)) fail(`timeline[${index}].atSeconds "${entry.atSeconds}" must be >= 0`);
+}
+
+/** Each fault's numeric fields and their ranges; a mapped type over FaultAction, so a new fault must be listed here. */
+const FAULT_FIELDS: { readonly [F in FaultAction["fault"]]: readonly (readonly [string, NumberRange])[] } = {
+  bustNext: [["count", NON_NEGATIVE_INTEGER]],
+  bustProbability: [["probability", { min: 0, max: 1 }]],
+  delayBlocks: [["durationMs", NON_NEGATIVE]],
+  engineUnavailable: [["durationMs", NON_NEGATIVE]],
+  accountOwnerUnavailable: [["durationMs", NON_NEGATIVE]],
+  serviceDisabled: [["durationMs", NON_NEGATIVE]],
+  oracleStale: [["durationMs", NON_NEGATIVE]],
+  dropResponses: [["count", NON_NEGATIVE_INTEGER]],
+};
+const FAULTS = Object.keys(FAULT_FIELDS);
+
+/** The admin actions (a mapped type over AdminAction: a new action must be listed here). The Exchange checks their fields when they run. */
+const ADMIN_ACTIONS = Object.keys({
+  createAccount: true,
+  deposit: true,
+  withdraw: true,
+  transfer: true,
+  addSigner: true,
+  assetStatus: true,
+  market: true,
+  wallet: true,
+} satisfies { readonly [A in AdminAction["action"]]: true });
+
+function checkTimeline(scenario: Scenario, fail: Fail): void {
+  const timeline: unknown = scenario.timeline;
+  if (timeline === undefined) return;
+  if (!Array.isArray(timeline)) fail(`timeline must be an array of { atSeconds, admin } or { atSeconds, fault } entries`);
+  (timeline as readonly unknown[]).forEach((entry, index) => {
+    if (!isObject(entry)) fail(`timeline[${index}] must be an object: { atSeconds, admin } or { atSeconds, fault }`);
+    const { atSeconds: at, admin, fault } = entry as { atSeconds?: unknown; admin?: unknown; fault?: unknown };
+    if (!(typeof at === "number" && at >= 0)) fail(`timeline[${index}].atSeconds "${String(at)}" must be >= 0`);
+    if ((admin === undefined) === (fault === undefined)) fail(`timeline[${index}] must have either admin or fault (one of them)`);
+    if (admin !== undefined) {
+      const action = isObject(admin) ? (admin as { action?: unknown }).action : undefined;
+      if (typeof action !== "string" || !ADMIN_ACTIONS.includes(action)) fail(`timeline[${index}].admin.action "${String(action)}" is not one of ${ADMIN_ACTIONS.join(", ")}`);
+      return;
+    }
+    const name = isObject(fault) ? (fault as { fault?: unknown }).fault : undefined;
+    if (typeof name !== "string" || !FAULTS.includes(name)) fail(`timeline[${index}].fault.fault "${String(name)}" is not one of ${FAULTS.join(", ")}`);
+    for (const [field, range] of FAULT_FIELDS[name as FaultAction["fault"]]) {
+      const value = (fault as Record<string, unknown>)[field];
+      const problem = numberProblem(value, range);
+      if (problem !== null) fail(`timeline[${index}].fault.${field} "${String(value)}" ${problem} for a ${name} fault`);
+    }
+    if (name === "bustNext" && typeof (fault as Record<string, unknown>)["reasonName"] !== "string") fail(`timeline[${index}].fault.reasonName of bustNext must be the name of a bust reason`);
   });
-  if (scenario.marketData !== undefined) checkMarketData(scenario, fail);
 }
 
 const RATE_PATTERN = /^-?\d+(\.\d+)?$/;
 
-function checkMarketData(scenario: Scenario, fail: (message: string) => never): void {
+function checkMarketData(scenario: Scenario, fail: Fail): void {
   const data = scenario.marketData!;
   if (typeof data.recording !== "string" || data.recording.length === 0) fail(`marketData.recording must name a recording file`);
   if (scenario.agents.length > 0) fail(`marketData and agents exclude each other: agents must be empty when the market is a recording`);

@@ -111,6 +111,14 @@ describe("fee tiers", () => {
   });
 });
 
+describe("fee tier configuration", () => {
+  it("refuses a tier type other than REGULAR or VIP, naming the tier", () => {
+    const config = baseConfig();
+    const feeTiers = config.feeTiers.map((tier, index) => (index === 0 ? { ...tier, tierType: "GOLD" as never } : tier));
+    expect(() => new RiskEngine({ ...config, feeTiers })).toThrow(`tier ${config.feeTiers[0]!.tierId}.tierType "GOLD" must be REGULAR or VIP`);
+  });
+});
+
 describe("without a pool account", () => {
   it("leaves the pool's share to the protocol", () => {
     const risk = new RiskEngine(baseConfig());

@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
 import { defineAgent } from "../../src/sim/agent.ts";
-import { defineScenario, MAX_RUN_SECONDS, MAX_START_MS, ScenarioError, type Scenario } from "../../src/sim/scenario.ts";
+import { checkScenario, defineScenario, MAX_RUN_SECONDS, MAX_START_MS, numberProblem, ScenarioError, type Scenario } from "../../src/sim/scenario.ts";
+import { loadScenario } from "../../src/sim/scenario-loader.ts";
 import { exchangeConfigOf, SimRun } from "../../src/sim/run.ts";
 
 const idle = defineAgent({ kind: "idle", description: "does nothing", defaults: {}, start() {} });
@@ -24,7 +29,8 @@ describe("defineScenario", () => {
     [{ durationSeconds: 0 }, 'durationSeconds "0" must be a positive number of seconds'],
     [{ durationSeconds: Number.POSITIVE_INFINITY }, 'durationSeconds "Infinity" must be a positive number of seconds'],
     [{ durationSeconds: 1e20 }, `durationSeconds "100000000000000000000" must be at most ${MAX_RUN_SECONDS} seconds (100 years of virtual time)`],
-    [{ startMs: 9_007_199_254_740 }, `startMs "9007199254740" must be an integer of Unix ms within [0, ${MAX_START_MS}]`],
+    [{ startMs: -1 }, 'startMs "-1" must be a non-negative integer'],
+    [{ startMs: 9_007_199_254_740 }, `startMs "9007199254740" must be at most ${MAX_START_MS} (in 2155): the longest run from it must end at a safe integer of microseconds`],
     [{ agents: [{ name: "a", agent: idle }, { name: "a", agent: idle }] }, 'agents[1].name "a" is used twice'],
     [{ agents: [{ name: "a", agent: idle, account: { rateTier: 4 as never } }] }, 'agents[0].account.rateTier "4" must be 1, 2 or 3'],
     [{ prices: [{ asset: "WETH", model: "gbm" as const, start: 0, hourlyVolatility: 0.01 }] }, 'prices[0].start "0" must be greater than 0'],
@@ -32,6 +38,121 @@ describe("defineScenario", () => {
     [{ timeline: [{ atSeconds: -1, fault: { fault: "dropResponses" as const, count: 1 } }] }, 'timeline[0].atSeconds "-1" must be >= 0'],
   ])("refuses %j naming the field and the rule", (change: Partial<Scenario>, message) => {
     expect(() => defineScenario({ ...base, ...change })).toThrow(new ScenarioError(`scenario "${change.name ?? "ok"}": ${message}`));
+  });
+});
+
+/** A scenario as a file may write it: any value in any field (what the types forbid included). */
+const hostile = (change: Record<string, unknown>) => ({ ...base, ...change }) as unknown as Scenario;
+const feed = (change: Record<string, unknown>) => hostile({ prices: [{ ...base.prices[0], ...change }] });
+const agent = (change: Record<string, unknown>) => hostile({ agents: [{ ...base.agents[0], ...change }] });
+const timeline = (entry: Record<string, unknown>) => hostile({ timeline: [{ atSeconds: 1, ...entry }] });
+
+describe("checkScenario refuses what would crash or mislead the run", () => {
+  it.each<[string, Scenario, string]>([
+    ["an unknown signature mode", hostile({ signatures: "maybe" }), 'signatures "maybe" must be trusted or signed'],
+    ["a negative basis sd", hostile({ oracleBasisSd: -1 }), 'oracleBasisSd "-1" must be a finite number >= 0'],
+    ["a basis mean of -100 %", hostile({ oracleBasisMean: -1 }), 'oracleBasisMean "-1" must be a finite number in (-1, 1]'],
+    ["agents that are no array", hostile({ agents: "mm" }), "agents must be an array of agents (empty when the market is a recording)"],
+    ["an agent entry without a program", agent({ agent: undefined }), 'agents[0].agent of "a" must be an agent program (defineAgent({ kind, description, defaults, start }))'],
+    ["an agent entry whose program has no start", agent({ agent: { kind: "nope" } }), 'agents[0].agent of "a" must be an agent program (defineAgent({ kind, description, defaults, start }))'],
+    ["agent params that are no object", agent({ params: "fast" }), 'agents[0].params of "a" must be an object of parameters'],
+    [
+      "an unknown fee tier type",
+      hostile({ markets: { ...DEFAULT_MARKETS, feeTiers: DEFAULT_MARKETS.feeTiers.map((tier, index) => (index === 0 ? { ...tier, tierType: "GOLD" } : tier)) } }),
+      'markets.feeTiers[0].tierType "GOLD" must be REGULAR or VIP',
+    ],
+    ["prices that are missing", hostile({ prices: undefined }), "prices must be an array of price feeds (empty when the market is a recording)"],
+    ["an unknown feed model", feed({ model: "brownian" }), 'prices[0].model "brownian" must be gbm or path'],
+    ["negative feed decimals", feed({ decimals: -2 }), 'prices[0].decimals "-2" must be a non-negative integer at most 18'],
+    ["more feed decimals than a price carries", feed({ decimals: 19 }), 'prices[0].decimals "19" must be a non-negative integer at most 18'],
+    ["an infinite volatility", feed({ hourlyVolatility: Number.POSITIVE_INFINITY }), 'prices[0].hourlyVolatility "Infinity" must be a finite number >= 0'],
+    ["a negative jump rate", feed({ jumps: { perHour: -3, mean: 0, sd: 0.01 } }), 'prices[0].jumps.perHour "-3" must be a finite number >= 0'],
+    ["a negative jump sd", feed({ jumps: { perHour: 3, mean: 0, sd: -1 } }), 'prices[0].jumps.sd "-1" must be a finite number >= 0'],
+    ["a path feed without a file", feed({ model: "path", file: "" }), 'prices[0].file "" must name a price path file in data/'],
+    ["a timeline entry with neither admin nor fault", timeline({}), "timeline[0] must have either admin or fault (one of them)"],
+    [
+      "a timeline entry with both",
+      timeline({ admin: { action: "deposit" }, fault: { fault: "dropResponses", count: 1 } }),
+      "timeline[0] must have either admin or fault (one of them)",
+    ],
+    [
+      "an unknown admin action",
+      timeline({ admin: { action: "nuke" } }),
+      'timeline[0].admin.action "nuke" is not one of createAccount, deposit, withdraw, transfer, addSigner, assetStatus, market, wallet',
+    ],
+    [
+      "an unknown fault",
+      timeline({ fault: { fault: "meteor" } }),
+      'timeline[0].fault.fault "meteor" is not one of bustNext, bustProbability, delayBlocks, engineUnavailable, accountOwnerUnavailable, serviceDisabled, oracleStale, dropResponses',
+    ],
+    ["a negative fault duration", timeline({ fault: { fault: "delayBlocks", durationMs: -5 } }), 'timeline[0].fault.durationMs "-5" must be a finite number >= 0 for a delayBlocks fault'],
+    ["a bust probability above 1", timeline({ fault: { fault: "bustProbability", probability: 7 } }), 'timeline[0].fault.probability "7" must be a finite number in [0, 1] for a bustProbability fault'],
+    ["a fractional drop count", timeline({ fault: { fault: "dropResponses", count: 1.5 } }), 'timeline[0].fault.count "1.5" must be a non-negative integer for a dropResponses fault'],
+    ["a bustNext without a reason", timeline({ fault: { fault: "bustNext", count: 1 } }), "timeline[0].fault.reasonName of bustNext must be the name of a bust reason"],
+    ["a negative IOC price band", hostile({ gateway: { iocPriceBandBps: -5 } }), 'gateway.iocPriceBandBps "-5" must be a non-negative integer'],
+  ])("%s", (_what, scenario, message) => {
+    expect(() => checkScenario(scenario)).toThrow(new ScenarioError(`scenario "ok": ${message}`));
+  });
+
+  it.each<[unknown]>([[undefined], [null], [42], [[]]])("refuses %j as the scenario itself", (value) => {
+    expect(() => defineScenario(value as unknown as Scenario)).toThrow(/^the scenario must be an object, not (undefined|null|number|an array): defineScenario\(\{/);
+  });
+
+  it("accepts the fields it checks at their limits", () => {
+    const edges = hostile({
+      startMs: MAX_START_MS,
+      signatures: "signed",
+      oracleBasisSd: 0,
+      prices: [{ ...base.prices[0], decimals: 18, jumps: { perHour: 0, mean: -0.5, sd: 0 } }],
+      timeline: [
+        { atSeconds: 0, fault: { fault: "delayBlocks", durationMs: 0 } },
+        { atSeconds: 0, fault: { fault: "bustProbability", probability: 1 } },
+        { atSeconds: 0, fault: { fault: "bustNext", count: 0, reasonName: "MarketPaused" } },
+        { atSeconds: 0, admin: { action: "market", symbol: "ETHRUSDPERP", halted: false } },
+      ],
+      gateway: { iocPriceBandBps: 0 },
+    });
+    expect(() => checkScenario(edges)).not.toThrow();
+  });
+});
+
+describe("numberProblem", () => {
+  it.each<[unknown, Parameters<typeof numberProblem>[1], string | null]>([
+    [0, { min: 0 }, null],
+    [-0.5, { min: 0 }, "must be a finite number >= 0"],
+    [Number.NaN, { min: 0 }, "must be a finite number >= 0"],
+    ["1", { min: 0 }, "must be a finite number >= 0"],
+    [0, { min: 0, minExclusive: true }, "must be a finite number greater than 0"],
+    [Number.NEGATIVE_INFINITY, { min: Number.NEGATIVE_INFINITY }, "must be a finite number"],
+    [1.5, { min: 0, max: 1 }, "must be a finite number in [0, 1]"],
+    [1.5, { min: 0, integer: true }, "must be a non-negative integer"],
+    [0, { min: 1, integer: true }, "must be a positive integer"],
+    [19, { min: 0, max: 18, integer: true }, "must be a non-negative integer at most 18"],
+    [18, { min: 0, max: 18, integer: true }, null],
+  ])("%j in %j: %s", (value, range, problem) => {
+    expect(numberProblem(value, range)).toBe(problem);
+  });
+});
+
+describe("loadScenario", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shadowbook-scenario-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses a module that throws at import, naming the file and the module's message", async () => {
+    const file = join(dir, "throws.ts");
+    writeFileSync(file, 'throw new Error("the module failed at import");\nexport default {};\n');
+    await expect(loadScenario(file)).rejects.toThrow(new ScenarioError(`scenario file "${file}" failed at import: the module failed at import`));
+  });
+
+  it("refuses a price path that is a directory, naming it", async () => {
+    const directory = join(dir, "a-directory");
+    mkdirSync(directory);
+    const file = join(dir, "path-directory.ts");
+    const scenario = { ...base, agents: [], prices: [{ asset: "WETH", model: "path", file: directory }] };
+    writeFileSync(file, `export default ${JSON.stringify(scenario)};\n`);
+    await expect(loadScenario(file)).rejects.toThrow(
+      new ScenarioError(`scenario "ok": the price path "${directory}" of WETH is a directory, not a file of offsetMs,price lines (${directory})`),
+    );
   });
 });
 
