@@ -26,6 +26,10 @@
  *   key (SHA-256 of "shadowbook agent:<name>", printed per account when the
  *   log's scenario can be loaded by its name), or add your own key as a
  *   signer with POST /admin/signers.
+ *
+ * Every flag is checked, and with `--serve` the address bound once (as
+ * `shadowbook serve` does), before the log is read: a refused command
+ * replays nothing and writes no state file.
  */
 import { dirname, join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -40,6 +44,7 @@ import { configFromJson } from "../record/input-log.ts";
 import { readInputLog, replayInputLog, type InputLog } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
+import { checkListen } from "./serve.ts";
 import { stopOnSignals } from "./shutdown.ts";
 
 export interface ReplayCommandOptions {
@@ -61,9 +66,37 @@ export interface ReplayCommandResult {
   readonly running?: RunningServer;
 }
 
+/** An ISO-8601 date-time with a zone: date, hour and minute, optional seconds and milliseconds, Z or ±hh:mm. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * What makes the fields of an ISO_TIME match impossible (a 30th of February,
+ * hour 25), or undefined. Date.parse would roll such a time over into
+ * another (2026-02-30 into 2026-03-02), so they are checked here.
+ */
+function impossibleTime(match: RegExpExecArray): string | undefined {
+  const [, yearText = "", monthText = "", dayText = "", hourText = "", minuteText = "", secondText = "00", offsetHoursText = "00", offsetMinutesText = "00"] = match;
+  const year = Number(yearText);
+  const month = Number(monthText);
+  if (month < 1 || month > 12) return `month ${monthText} is not within 01-12`;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : MONTH_DAYS[month - 1]!;
+  const day = Number(dayText);
+  if (day < 1 || day > days) return `day ${dayText} is not within 01-${days} (${yearText}-${monthText} has ${days} days)`;
+  if (Number(hourText) > 23) return `hour ${hourText} is not within 00-23`;
+  if (Number(minuteText) > 59) return `minute ${minuteText} is not within 00-59`;
+  if (Number(secondText) > 59) return `second ${secondText} is not within 00-59`;
+  if (Number(offsetHoursText) > 23 || Number(offsetMinutesText) > 59) return `zone offset ${offsetHoursText}:${offsetMinutesText} is not within 00:00-23:59`;
+  return undefined;
+}
+
 /**
  * A time argument in Unix ms: digits (Unix ms) or an ISO-8601 date-time with
  * a zone (Z or ±hh:mm), e.g. 2026-01-01T00:05:00Z or 2026-01-01T00:05:00.250+00:00.
+ * A date or time that does not exist (2026-02-30, 25:00) is refused, not
+ * rolled over into another.
  */
 export function parseTimeArgument(text: string, flag = "--until"): Micros {
   if (/^\d+$/.test(text)) {
@@ -71,11 +104,13 @@ export function parseTimeArgument(text: string, flag = "--until"): Micros {
     if (!Number.isSafeInteger(ms * MICROS_PER_MILLI)) throw new Error(`${flag} "${text}" is beyond the safe range of Unix ms`);
     return ms * MICROS_PER_MILLI;
   }
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) {
-    throw new Error(`${flag} "${text}" must be a Unix time in ms or an ISO-8601 time with a zone, e.g. 2026-01-01T00:05:00Z`);
-  }
+  const match = ISO_TIME.exec(text);
+  if (match === null) throw new Error(`${flag} "${text}" must be a Unix time in ms or an ISO-8601 time with a zone, e.g. 2026-01-01T00:05:00Z`);
+  const impossible = impossibleTime(match);
+  if (impossible !== undefined) throw new Error(`${flag} "${text}" is not a valid ISO-8601 time: ${impossible}`);
   const ms = Date.parse(text);
   if (!Number.isFinite(ms)) throw new Error(`${flag} "${text}" is not a valid ISO-8601 time`);
+  if (ms < 0) throw new Error(`${flag} "${text}" is before 1970-01-01T00:00:00Z (Unix time 0)`);
   return ms * MICROS_PER_MILLI;
 }
 
@@ -85,9 +120,13 @@ function port(value: string): number {
 }
 
 export async function replayCommand(path: string, options: ReplayCommandOptions): Promise<ReplayCommandResult> {
+  // Every flag is checked, and --host:--port bound once, before the log is read: a refused command writes no state file.
   const clock = options.clock ?? "manual";
   if (clock !== "manual" && clock !== "wall") throw new Error(`--clock "${clock}" must be manual or wall`);
   const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
+  const host = options.host ?? "127.0.0.1";
+  const listenPort = options.serve === true ? port(options.port ?? "8080") : undefined;
+  if (listenPort !== undefined) await checkListen(host, listenPort);
   const log = readInputLog(path);
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
@@ -110,8 +149,8 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
   writeFileSync(statePath, `${JSON.stringify({ log: path, scenario: log.scenario, seed: log.seed, steps: result.steps, fingerprint: result.fingerprint, state }, null, 2)}\n`);
   console.log(`  wrote ${statePath}`);
-  if (options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath };
-  const running = await serveReplayed(log, result.exchange, { clock, host: options.host ?? "127.0.0.1", port: port(options.port ?? "8080") });
+  if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath };
+  const running = await serveReplayed(log, result.exchange, { clock, host, port: listenPort });
   return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath, running };
 }
 

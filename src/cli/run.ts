@@ -5,10 +5,13 @@
  * the run's figures and fingerprint; `--out DIR` also writes the Arrow
  * outputs, summary.json and report.html there (src/report/write-run.ts),
  * and the run's input log, inputs.arrow (src/record/input-log.ts), which
- * `shadowbook replay` re-executes. `--seed`
- * replaces the scenario's seed; `--fuzz` also applies that seed's fuzz draw
- * (what `shadowbook fuzz` ran for the seed) and checks the invariants, as
- * the fuzzer does, so any fuzz failure reproduces with
+ * `shadowbook replay` re-executes. `--out` is checked before the run, and
+ * a run whose files cannot all be written leaves no report of a finished
+ * run (src/cli/run-out.ts).
+ *
+ * `--seed` replaces the scenario's seed; `--fuzz` also applies that seed's
+ * fuzz draw (what `shadowbook fuzz` ran for the seed) and checks the
+ * invariants, as the fuzzer does, so any fuzz failure reproduces with
  * `shadowbook run <scenario> --seed N --fuzz` (plus the fuzz run's
  * `--duration`, and its `--invariant-every K` when K is not 1: the state
  * invariants are checked after every K blocks, as the fuzzer checked them,
@@ -29,6 +32,7 @@ import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
+import { checkOutDir, STAGING_PREFIX, writeRunOutputs } from "./run-out.ts";
 
 export interface RunCommandOptions {
   seed?: string;
@@ -76,8 +80,11 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     if (drawn.length > 0) console.log(`fuzz draw of seed ${seed}: ${drawn.join(" ")}`);
   }
   const signatures: SignatureMode = options.verifySignatures === true ? "signed" : scenario.signatures ?? "trusted";
+  if (options.out !== undefined) checkOutDir(options.out);
   const bar = options.progress === false ? undefined : progressBar();
-  const outputs = options.out === undefined ? undefined : createRunOutputs(options.out);
+  // The files are written into a staging directory inside --out, then moved (writeRunOutputs).
+  const staging = options.out === undefined ? undefined : join(options.out, `${STAGING_PREFIX}${process.pid}`);
+  const outputs = staging === undefined ? undefined : createRunOutputs(staging);
   const summary = outputs?.summary ?? new RunSummaryObserver();
   const inputLog = options.out === undefined ? undefined : new InputLogRecorder();
   const { run, figures } = await runScenario(scenario, {
@@ -92,8 +99,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   });
   bar?.done();
   console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"})`);
-  const written = outputs === undefined ? undefined : await outputs.finish(figures);
-  if (inputLog !== undefined) inputLog.write(join(options.out!, "inputs.arrow"));
+  const written = outputs === undefined ? undefined : await writeRunOutputs(options.out!, staging!, outputs, inputLog!, figures);
   console.log(written?.table ?? formatSummaryTable(summary.summarize(figures)));
   if (options.verbose === true) {
     for (const agent of run.host.agents) {
@@ -101,12 +107,13 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
       console.log(`  ${agent.name.padEnd(20)} ${counts}`);
     }
   }
-  if (written !== undefined) console.log(`wrote ${written.files.length + 1} files to ${options.out}: ${[...written.files.map((file) => basename(file)), "inputs.arrow"].join(", ")}`);
+  if (written !== undefined) console.log(`wrote ${written.files.length} files to ${options.out}: ${written.files.map((file) => basename(file)).join(", ")}`);
   return figures;
 }
 
 /** A scenario whose market is a recording: the replay backtest (src/backtest/run.ts). */
 function replayRunCommand(scenario: Scenario, options: RunCommandOptions): ReplayRun {
+  if (options.out !== undefined) checkOutDir(options.out, []);
   const run = runReplayScenario(scenario, {
     ...(options.seed === undefined ? {} : { seed: parseSeed(options.seed) }),
     ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),

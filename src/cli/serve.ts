@@ -67,7 +67,7 @@ function integerWithin(value: string, flag: string, min: number, max: number): n
  * host that does not resolve or a port in use is refused with the flag's
  * name, and never after `--record` has opened (and so replaced) a log.
  */
-function checkListen(host: string, port: number): Promise<void> {
+export function checkListen(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", (error: NodeJS.ErrnoException) => {

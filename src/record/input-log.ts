@@ -60,6 +60,41 @@ export function configFromJson(text: string): ExchangeConfig {
   }) as ExchangeConfig;
 }
 
+/** The sections of an ExchangeConfig and the JSON type of each (ExchangeConfig, src/exchange/config.ts). */
+const CONFIG_SECTIONS: readonly (readonly [keyof ExchangeConfig, "object" | "number"])[] = [
+  ["risk", "object"],
+  ["engine", "object"],
+  ["chain", "object"],
+  ["gateway", "object"],
+  ["signing", "object"],
+  ["orderHistoryPerAccount", "number"],
+  ["recordsRetained", "number"],
+];
+
+/**
+ * Why a parsed `shadowbook.config` is not the outline of an ExchangeConfig
+ * (an object with every section, each of its type), or undefined. Only the
+ * outline: the Exchange checks what is inside the sections.
+ */
+export function configOutlineProblem(value: unknown): string | undefined {
+  if (jsonKind(value) !== "an object") return `it is ${jsonKind(value)}, not an object`;
+  const config = value as Record<string, unknown>;
+  const missing = CONFIG_SECTIONS.filter(([key]) => !Object.hasOwn(config, key)).map(([key]) => `"${key}"`);
+  if (missing.length > 0) return `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`;
+  for (const [key, type] of CONFIG_SECTIONS) {
+    const expected = type === "object" ? "an object" : "a number";
+    if (jsonKind(config[key]) !== expected) return `"${key}" must be ${expected}, not ${jsonKind(config[key])}`;
+  }
+  return undefined;
+}
+
+/** What a parsed JSON value is, with its article: "an object", "an array", "null", "a string", ... */
+function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** What a replay needs to rebuild the same Exchange: the schema metadata of every input log. */
 export interface InputLogSetup {
   readonly config: ExchangeConfig;

@@ -5,13 +5,20 @@
  * fingerprint after each step is compared with the one recorded. The first
  * step whose fingerprint differs is where the replay diverges: the outputs
  * up to the step before were the same, byte for byte.
+ *
+ * A log that cannot be replayed (missing, a directory, empty, not Arrow, an
+ * Arrow file cut short, another format, a metadata field or column missing
+ * or malformed, a payload that is not JSON, a configuration the Exchange
+ * refuses, a step the Exchange throws on) is an InputLogError naming the
+ * file and what is wrong. The checks are made once per log, around the loops
+ * over rows and steps, so a good log reads and replays at the same speed.
  */
 import { readFileSync } from "node:fs";
-import { RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch } from "apache-arrow";
+import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch, type Vector } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { configFromJson, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { configFromJson, configOutlineProblem, INPUT_LOG_FORMAT } from "./input-log.ts";
 
 /** One step of a log. */
 export interface LoggedStep {
@@ -25,6 +32,8 @@ export interface LoggedStep {
 }
 
 export interface InputLog {
+  /** The file read (messages name it). */
+  readonly path: string;
   readonly scenario: string;
   readonly seed: number;
   readonly startMicros: number;
@@ -41,29 +50,66 @@ export interface ReplayResult {
   readonly divergence?: { readonly step: LoggedStep; readonly replayed: string };
 }
 
+/** A log that cannot be read or replayed; the message names the file and what is wrong with it. */
 export class InputLogError extends Error {
   override readonly name = "InputLogError";
 }
 
-/** An Arrow IPC file starts with this magic; a stream with a message. */
+/** An Arrow IPC file starts and ends with this magic; a stream starts with a message. */
 const ARROW_FILE_MAGIC = "ARROW1";
+/** The first four bytes of every message of an Arrow IPC stream (format 0.15 and later). */
+const STREAM_CONTINUATION = 0xffffffff;
+
+/** How messages name a log. */
+function named(path: string): string {
+  return `input log "${path}"`;
+}
+
+/** The file's bytes; a file that cannot be read is named with the reason (not Node's error text). */
+function readLogBytes(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new InputLogError(`${named(path)} does not exist`, { cause: error });
+    if (code === "EISDIR") throw new InputLogError(`${named(path)} is a directory, not a file`, { cause: error });
+    if (code === "ENOTDIR") throw new InputLogError(`${named(path)} does not exist: a directory in its path is a file`, { cause: error });
+    if (code === "EACCES" || code === "EPERM") throw new InputLogError(`${named(path)} cannot be read: permission denied`, { cause: error });
+    throw new InputLogError(`${named(path)} cannot be read: ${code ?? (error as Error).message}`, { cause: error });
+  }
+}
 
 /**
  * The log's table: an Arrow IPC file (a simulated run) read whole; an Arrow
  * IPC stream (the live server, live-input-log.ts) read up to its last
  * complete record batch, since a killed server leaves the batch it was
- * writing cut short and no end-of-stream marker.
+ * writing cut short and no end-of-stream marker. A file is written whole at
+ * the end of a run, so one cut short (no closing magic) is refused.
  */
 function readLogTable(path: string): Table {
-  const bytes = readFileSync(path);
-  if (bytes.subarray(0, ARROW_FILE_MAGIC.length).toString("latin1") === ARROW_FILE_MAGIC) return tableFromIPC(bytes);
+  const bytes = readLogBytes(path);
+  if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
+  const magic = (at: number) => bytes.subarray(at, at + ARROW_FILE_MAGIC.length).toString("latin1") === ARROW_FILE_MAGIC;
+  if (magic(0)) {
+    // Magic, padding, the schema and batches, the footer, its length, magic: at least 6 + 2 + 4 + 6 bytes.
+    if (bytes.length < 2 * ARROW_FILE_MAGIC.length + 6 || !magic(bytes.length - ARROW_FILE_MAGIC.length)) {
+      throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "${ARROW_FILE_MAGIC}", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
+    }
+    try {
+      return tableFromIPC(bytes);
+    } catch (error) {
+      throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
+    }
+  }
   let reader: RecordBatchStreamReader;
   try {
     reader = RecordBatchStreamReader.from(bytes).open();
   } catch (error) {
-    throw new InputLogError(`${path}: not an Arrow IPC stream or file: ${(error as Error).message}`);
+    // A stream's first message starts with the continuation marker: after it, the bytes are an Arrow stream cut short.
+    if (bytes.length >= 4 && bytes.readUInt32LE(0) === STREAM_CONTINUATION) throw new InputLogError(`${named(path)} is truncated: its Arrow IPC stream ends before its schema does`, { cause: error });
+    throw new InputLogError(`${named(path)} is not an Arrow IPC stream or file`, { cause: error });
   }
-  if (reader.schema === undefined || reader.schema === null) throw new InputLogError(`${path}: no Arrow schema: not a shadowbook input log`);
+  if (reader.schema === undefined || reader.schema === null) throw new InputLogError(`${named(path)} has no Arrow schema: not a shadowbook input log`);
   const batches: RecordBatch[] = [];
   try {
     for (const batch of reader) batches.push(batch);
@@ -73,49 +119,101 @@ function readLogTable(path: string): Table {
   return new Table(reader.schema, batches);
 }
 
+/** The columns a replay reads, and their types. */
+const COLUMNS: readonly { name: string; type: string; is: (type: DataType) => boolean }[] = [
+  { name: "timeMicros", type: "Int64", is: (type) => DataType.isInt(type) && type.bitWidth === 64 },
+  { name: "kind", type: "Utf8 or Dictionary<Utf8>", is: (type) => DataType.isUtf8(type) || (DataType.isDictionary(type) && DataType.isUtf8(type.dictionary)) },
+  { name: "payload", type: "Utf8", is: (type) => DataType.isUtf8(type) },
+  { name: "fingerprint", type: "Utf8", is: (type) => DataType.isUtf8(type) },
+];
+
+/** A column the replay reads: present, of its type. */
+function column(table: Table, path: string, name: string): Vector {
+  const spec = COLUMNS.find((entry) => entry.name === name)!;
+  const field = table.schema.fields.find((entry) => entry.name === name);
+  if (field === undefined) throw new InputLogError(`${named(path)}: column "${name}" is missing: not a shadowbook input log`);
+  if (!spec.is(field.type)) throw new InputLogError(`${named(path)}: column "${name}" is ${String(field.type)}, expected ${spec.type}`);
+  return table.getChild(name)!;
+}
+
 export function readInputLog(path: string): InputLog {
   const table = readLogTable(path);
   const meta = table.schema.metadata;
   const need = (key: string): string => {
     const value = meta.get(key);
-    if (value === undefined) throw new InputLogError(`${path}: schema metadata "${key}" is missing: not a shadowbook input log`);
+    if (value === undefined) throw new InputLogError(`${named(path)}: schema metadata "${key}" is missing: not a shadowbook input log`);
     return value;
   };
-  if (need("shadowbook.format") !== INPUT_LOG_FORMAT) throw new InputLogError(`${path}: format "${meta.get("shadowbook.format")}" is not ${INPUT_LOG_FORMAT}`);
-  const time = table.getChild("timeMicros")!;
-  const kind = table.getChild("kind")!;
-  const payload = table.getChild("payload")!;
-  const fingerprint = table.getChild("fingerprint")!;
-  const steps: LoggedStep[] = [];
-  for (let index = 0; index < table.numRows; index++) {
-    const text = payload.get(index) as string | null;
-    steps.push({
-      index,
-      timeMicros: Number(time.get(index) as bigint | number),
-      kind: kind.get(index) as string,
-      input: text === null ? undefined : (JSON.parse(text) as ExchangeInput),
-      fingerprint: fingerprint.get(index) as string,
-    });
-  }
-  return {
-    scenario: need("shadowbook.scenario"),
-    seed: Number(need("shadowbook.seed")),
-    startMicros: Number(need("shadowbook.startMicros")),
-    signatures: need("shadowbook.signatures"),
-    configJson: need("shadowbook.config"),
-    steps,
+  const integer = (key: string): number => {
+    const text = need(key);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new InputLogError(`${named(path)}: schema metadata "${key}" "${text}" must be a non-negative integer`);
+    return Number(text);
   };
+  const format = need("shadowbook.format");
+  if (format !== INPUT_LOG_FORMAT) throw new InputLogError(`${named(path)}: format "${format}" is not ${INPUT_LOG_FORMAT}`);
+  const scenario = need("shadowbook.scenario");
+  const seed = integer("shadowbook.seed");
+  const startMicros = integer("shadowbook.startMicros");
+  const signatures = need("shadowbook.signatures");
+  const configJson = need("shadowbook.config");
+  let config: unknown;
+  try {
+    config = configFromJson(configJson);
+  } catch (error) {
+    throw new InputLogError(`${named(path)}: schema metadata "shadowbook.config" is not valid JSON`, { cause: error });
+  }
+  const outline = configOutlineProblem(config);
+  if (outline !== undefined) throw new InputLogError(`${named(path)}: schema metadata "shadowbook.config" is not an exchange configuration: ${outline}`);
+  const time = column(table, path, "timeMicros");
+  const kind = column(table, path, "kind");
+  const payload = column(table, path, "payload");
+  const fingerprint = column(table, path, "fingerprint");
+  const steps: LoggedStep[] = [];
+  // One try around the loop (a row costs nothing more); `index` says which step failed.
+  let index = 0;
+  try {
+    for (; index < table.numRows; index++) {
+      const text = payload.get(index) as string | null;
+      steps.push({
+        index,
+        timeMicros: Number(time.get(index) as bigint | number),
+        kind: kind.get(index) as string,
+        input: text === null ? undefined : (JSON.parse(text) as ExchangeInput),
+        fingerprint: fingerprint.get(index) as string,
+      });
+    }
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
+    throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
+  }
+  return { path, scenario, seed, startMicros, signatures, configJson, steps };
+}
+
+/**
+ * The Exchange of the log's configuration, seed and start. A configuration
+ * the Exchange refuses is named as the log's; one that makes it fail inside
+ * (a field missing deep in it: a TypeError) is named without the
+ * JavaScript detail.
+ */
+function exchangeOf(log: InputLog): Exchange {
+  try {
+    return new Exchange({ config: configFromJson(log.configJson), startMicros: log.startMicros, seed: log.seed });
+  } catch (error) {
+    const why = error instanceof TypeError ? "a field it needs is missing or of the wrong type" : (error as Error).message;
+    throw new InputLogError(`${named(log.path)}: schema metadata "shadowbook.config" is not a valid exchange configuration: ${why}`, { cause: error });
+  }
 }
 
 /** Replays `log` (up to `untilMicros`, inclusive, when given) and compares every step's fingerprint. */
 export function replayInputLog(log: InputLog, options: { untilMicros?: number; steps?: readonly LoggedStep[] } = {}): ReplayResult & { exchange: Exchange } {
-  const exchange = new Exchange({ config: configFromJson(log.configJson), startMicros: log.startMicros, seed: log.seed });
+  const exchange = exchangeOf(log);
   const fingerprint = new Fingerprint();
   // Detached at the end: the Exchange may go on (replay --serve) without hashing what follows.
   const detach = exchange.subscribe((output) => fingerprint.update(output));
   const steps = options.steps ?? log.steps;
   let replayed = 0;
   let digest = fingerprint.digest();
+  // One try around the loop (a step costs nothing more); a step the Exchange throws on is steps[replayed].
   try {
     for (const step of steps) {
       if (options.untilMicros !== undefined && step.timeMicros > options.untilMicros) break;
@@ -126,6 +224,11 @@ export function replayInputLog(log: InputLog, options: { untilMicros?: number; s
       if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, exchange };
     }
     return { steps: replayed, fingerprint: digest, exchange };
+  } catch (error) {
+    const current = steps[replayed];
+    if (current === undefined) throw error;
+    const why = error instanceof TypeError ? `its payload is not a valid ${current.kind} input (SHADOWBOOK_DEBUG=1 shows where it failed)` : (error as Error).message;
+    throw new InputLogError(`${named(log.path)}: step ${current.index} (${current.kind} at ${current.timeMicros} µs) cannot be replayed: ${why}`, { cause: error });
   } finally {
     detach();
   }

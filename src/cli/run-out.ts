@@ -1,0 +1,103 @@
+/**
+ * `shadowbook run --out DIR`: where a run's files go. An --out the files
+ * could not be written to is refused before the run (so no run is wasted and
+ * nothing is written); the files are written into a staging directory inside
+ * --out and moved into place once all are written, summary.json and
+ * report.html last, so a run whose files cannot all be written leaves no
+ * report of a finished run.
+ */
+import { existsSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import type { InputLogRecorder } from "../record/input-log.ts";
+import { RUN_OUTPUT_FILES } from "../record/run-outputs.ts";
+import type { RunOutputs } from "../report/write-run.ts";
+import type { RunFigures } from "../sim/runner.ts";
+
+/** The run's input log in --out. */
+const INPUT_LOG_FILE = "inputs.arrow";
+/** What reads as a finished run's report: moved into --out last, once everything else is there. */
+const FINISHED_FILES = ["summary.json", "report.html"];
+/** Every file `run --out DIR` writes into DIR. */
+const OUT_FILES = [...RUN_OUTPUT_FILES.map((name) => `${name}.arrow`), INPUT_LOG_FILE, ...FINISHED_FILES];
+/** The staging directory inside --out (this, then the process id). */
+export const STAGING_PREFIX = ".shadowbook-partial-";
+
+/** The stats of `path`, or undefined when nothing is there (or it cannot be seen). */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses an `--out` the run's files could not be written to, before the run
+ * (so no run is wasted and nothing is written): empty, a file or under one,
+ * or holding a directory where the run writes one of `files` (default: those
+ * of a run with agents).
+ */
+export function checkOutDir(out: string, files: readonly string[] = OUT_FILES): void {
+  if (out === "") throw new Error(`--out "" is empty: give the directory to write the run's files to`);
+  const target = resolve(out);
+  for (let dir = target; ; dir = dirname(dir)) {
+    const stat = statOf(dir);
+    if (stat !== undefined) {
+      if (!stat.isDirectory()) throw new Error(dir === target ? `--out "${out}" is a file, not a directory` : `--out "${out}": "${dir}" is a file, not a directory`);
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  for (const name of files) {
+    if (statOf(join(out, name))?.isDirectory() === true) throw new Error(`--out "${out}": ${name} there is a directory, not a file the run can write`);
+  }
+}
+
+/** Why writing into --out failed, from a file system error's code. */
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is exceeded",
+  EISDIR: "a file it writes is a directory there",
+  ENOTDIR: "a directory in its path is a file",
+  EEXIST: "it is a file, not a directory",
+};
+
+/**
+ * Writes the run's files into a staging directory inside `out`, then moves
+ * them into `out`: the Arrow files and the input log first, summary.json and
+ * report.html last. A run whose files cannot all be written leaves no
+ * summary or report that looks like a finished run's (nor the staging
+ * directory, nor an `out` it created).
+ */
+export async function writeRunOutputs(out: string, staging: string, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
+  checkOutDir(out); // again: the directory may have changed while the run ran
+  const created = !existsSync(out);
+  try {
+    rmSync(staging, { recursive: true, force: true });
+    const written = await outputs.finish(figures);
+    const logPath = join(staging, INPUT_LOG_FILE);
+    inputLog.write(logPath);
+    const finished = written.files.filter((file) => FINISHED_FILES.includes(basename(file)));
+    const staged = [...written.files.filter((file) => !finished.includes(file)), logPath, ...finished];
+    const files = staged.map((file) => {
+      const moved = join(out, basename(file));
+      renameSync(file, moved);
+      return moved;
+    });
+    rmSync(staging, { recursive: true, force: true });
+    return { table: written.table, files };
+  } catch (error) {
+    try {
+      rmSync(staging, { recursive: true, force: true });
+      if (created) rmdirSync(out); // only when empty: nothing of the run was moved there
+    } catch {
+      // Nothing to remove, or `out` holds what was moved before the failure: the failure's own message says more.
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === undefined ? undefined : WRITE_FAILURES[code];
+    throw why === undefined ? error : new Error(`--out "${out}" cannot be written: ${why} (${code})`, { cause: error });
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * `shadowbook run --out`: an --out the run's files cannot be written to is
+ * refused before the run; the files are staged inside --out and moved into
+ * place once all are written, summary.json and report.html last, so a run
+ * whose files cannot all be written leaves no report of a finished run.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { checkOutDir, writeRunOutputs } from "../../src/cli/run-out.ts";
+import { runCommand } from "../../src/cli/run.ts";
+import type { InputLogRecorder } from "../../src/record/input-log.ts";
+import { RUN_OUTPUT_FILES } from "../../src/record/run-outputs.ts";
+import type { RunOutputs } from "../../src/report/write-run.ts";
+import type { RunFigures } from "../../src/sim/runner.ts";
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "shadowbook-run-out-"));
+  vi.spyOn(console, "log").mockImplementation(() => {});
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+});
+
+describe("checkOutDir", () => {
+  it("takes a directory to be made, or one that exists", () => {
+    expect(() => checkOutDir(join(dir, "new", "deeper"))).not.toThrow();
+    expect(() => checkOutDir(dir)).not.toThrow();
+  });
+
+  it("refuses an empty --out, a file, and a path under a file", () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "not a directory\n");
+    expect(() => checkOutDir("")).toThrow('--out "" is empty: give the directory to write the run\'s files to');
+    expect(() => checkOutDir(file)).toThrow(`--out "${file}" is a file, not a directory`);
+    expect(() => checkOutDir(join(file, "sub", "dir"))).toThrow(`--out "${join(file, "sub", "dir")}": "${file}" is a file, not a directory`);
+  });
+
+  it("refuses a directory where the run writes a file (inputs.arrow, summary.json, an Arrow output)", () => {
+    for (const name of ["inputs.arrow", "summary.json", "report.html", `${RUN_OUTPUT_FILES[0]}.arrow`]) {
+      const out = join(dir, `blocked-${name}`);
+      mkdirSync(join(out, name), { recursive: true });
+      expect(() => checkOutDir(out)).toThrow(`--out "${out}": ${name} there is a directory, not a file the run can write`);
+      // A backtest of recorded market data writes other files: only the ones given are looked at.
+      expect(() => checkOutDir(out, [])).not.toThrow();
+    }
+  });
+});
+
+/** A RunOutputs whose finish writes two Arrow files, summary.json and report.html into `staging` (or fails after the summary). */
+function fakeOutputs(staging: string, failAfterSummary = false): RunOutputs {
+  return {
+    observers: [],
+    summary: undefined as never,
+    recorder: undefined,
+    async finish() {
+      mkdirSync(staging, { recursive: true });
+      const files = ["executions.arrow", "busts.arrow", "summary.json", "report.html"].map((name) => join(staging, name));
+      for (const file of files) {
+        writeFileSync(file, `${file}\n`);
+        if (failAfterSummary && file.endsWith("summary.json")) throw new Error("the report could not be rendered");
+      }
+      return { summary: undefined as never, table: "the table", files };
+    },
+  };
+}
+
+const inputLog = (write: (path: string) => void) => ({ write }) as unknown as InputLogRecorder;
+const figures = {} as RunFigures;
+
+describe("writeRunOutputs", () => {
+  it("moves every file into --out, summary.json and report.html last, and removes the staging directory", async () => {
+    const out = join(dir, "written");
+    const staging = join(out, ".staging");
+    const written = await writeRunOutputs(out, staging, fakeOutputs(staging), inputLog((path) => writeFileSync(path, "log\n")), figures);
+    expect(written.files).toEqual(["executions.arrow", "busts.arrow", "inputs.arrow", "summary.json", "report.html"].map((name) => join(out, name)));
+    expect(readdirSync(out).sort()).toEqual(["busts.arrow", "executions.arrow", "inputs.arrow", "report.html", "summary.json"]);
+    expect(readFileSync(join(out, "inputs.arrow"), "utf8")).toBe("log\n");
+  });
+
+  it("writing inputs.arrow fails: no summary.json or report.html, no staging directory, no --out it created", async () => {
+    const out = join(dir, "log-fails");
+    const staging = join(out, ".staging");
+    const full = inputLog(() => {
+      throw Object.assign(new Error("ENOSPC: no space left on device, open"), { code: "ENOSPC" });
+    });
+    await expect(writeRunOutputs(out, staging, fakeOutputs(staging), full, figures)).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a failure after summary.json was staged leaves an --out that existed as it was", async () => {
+    const out = join(dir, "previous");
+    mkdirSync(out);
+    writeFileSync(join(out, "summary.json"), "a previous run's summary\n");
+    const staging = join(out, ".staging");
+    await expect(writeRunOutputs(out, staging, fakeOutputs(staging, true), inputLog(() => {}), figures)).rejects.toThrow("the report could not be rendered");
+    expect(readdirSync(out)).toEqual(["summary.json"]);
+    expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("a previous run's summary\n");
+  });
+});
+
+describe("run --out", () => {
+  it("refuses an --out whose inputs.arrow is a directory before the run, writing nothing", async () => {
+    const out = join(dir, "out-half");
+    mkdirSync(join(out, "inputs.arrow"), { recursive: true });
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}": inputs.arrow there is a directory, not a file the run can write`);
+    expect(readdirSync(out)).toEqual(["inputs.arrow"]);
+  });
+
+  it("writes every file of a run, and nothing else", async () => {
+    const out = join(dir, "run", "default");
+    await runCommand("default", { out, progress: false, duration: "2" });
+    const expected = [...RUN_OUTPUT_FILES.map((name) => `${name}.arrow`), "inputs.arrow", "summary.json", "report.html"];
+    expect(readdirSync(out).sort()).toEqual(expected.sort());
+  }, 60_000);
+});
