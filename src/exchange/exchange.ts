@@ -36,6 +36,7 @@ import type { ExchangeConfig } from "./config.ts";
 import { FaultWindows } from "./faults.ts";
 import { OrderGateway, type GatewayAnswer } from "./gateway/order-gateway.ts";
 import type { MarketRef } from "./gateway/validate/types.ts";
+import { quote } from "./gateway/validate/errors.ts";
 import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inputs.ts";
 import type { ExchangeOutput, OutputListener } from "./outputs.ts";
 import { OwnerIds } from "./owners.ts";
@@ -189,6 +190,9 @@ export class Exchange {
       case "fault":
         answer = this.fault(input.fault, atMicros);
         break;
+      default:
+        // Typed callers cannot get here; an input log edited by hand can.
+        answer = adminError("INPUT_VALIDATION_ERROR", `input kind ${quote(String((input as { kind: unknown }).kind))} is not an input of the Exchange`);
     }
     this.flushDepth();
     return answer;
@@ -480,6 +484,9 @@ export class Exchange {
         });
         return { ok: true, payload: { wallet: action.wallet } };
       }
+      default:
+        // Typed callers cannot get here; an input log edited by hand can.
+        return adminError("INPUT_VALIDATION_ERROR", `admin action ${quote(String((action as { action: unknown }).action))} is not an admin action`);
     }
   }
 
@@ -613,6 +620,9 @@ export class Exchange {
       case "dropResponses":
         this.faults.dropResponses(fault.count);
         break;
+      default:
+        // Typed callers cannot get here; an input log edited by hand can.
+        return adminError("INPUT_VALIDATION_ERROR", `fault ${quote(String((fault as { fault: unknown }).fault))} is not a fault`);
     }
     return { ok: true, payload: { fault: fault.fault } };
   }

@@ -63,3 +63,20 @@ describe("admin actions apply whole or not at all", () => {
     }
   });
 });
+
+describe("inputs no typed caller can make (an input log edited by hand)", () => {
+  it("answers an unknown input kind, admin action or fault with INPUT_VALIDATION_ERROR naming it, and changes nothing", () => {
+    const { exchange, outputs } = fresh();
+    const before = JSON.stringify(exchange.engine.dumpState());
+    const untyped = [
+      { input: { kind: "teleport" }, message: 'input kind "teleport" is not an input of the Exchange' },
+      { input: { kind: "admin", admin: { action: "nuke" } }, message: 'admin action "nuke" is not an admin action' },
+      { input: { kind: "fault", fault: { fault: "meteor", durationMs: 5 } }, message: 'fault "meteor" is not a fault' },
+    ];
+    for (const { input, message } of untyped) {
+      expect(exchange.handle(input as never, START_MICROS)).toEqual({ ok: false, error: { error: "INPUT_VALIDATION_ERROR", message } });
+    }
+    expect(JSON.stringify(exchange.engine.dumpState())).toBe(before);
+    expect(outputs.filter((o) => o.kind !== "perpSummaries" && o.kind !== "spotSummaries" && o.kind !== "block")).toEqual([]);
+  });
+});
