@@ -9,6 +9,12 @@
  * else the built-in markets (DEFAULT_MARKETS); a symbol in neither gets its
  * grid inferred from the recording's decimals.
  *
+ * A recording that is not one is refused with a message naming
+ * `marketData.recording` (readMdRecording's checks). A recording cut short
+ * (no end-of-stream marker: a recorder killed mid-way) replays its complete
+ * batches, and the summary and summary.json say so (`truncated`); one with
+ * no complete batch is refused, as there is nothing to replay.
+ *
  * `--out DIR` writes fills.arrow (one row per own fill) and summary.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -18,7 +24,7 @@ import { microsToMillis } from "../core/time.ts";
 import { DEFAULT_MARKETS } from "../exchange/config.ts";
 import type { RiskConfigInput } from "../risk/config.ts";
 import { ColumnTable, DictColumn, F64Column, I64Column, TimeColumn } from "../record/columns.ts";
-import { readMdRecording } from "../record/md-recording.ts";
+import { describeTruncation, MdRecordingError, readMdRecording } from "../record/md-recording.ts";
 import type { Scenario } from "../sim/scenario.ts";
 import type { FillRecord } from "./account.ts";
 import { queueModel } from "./queue.ts";
@@ -49,6 +55,8 @@ export interface ReplayRun {
   /** Recorded events replayed per second of replay wall time. */
   readonly eventsPerSecond: number;
   readonly tradeTiming: "match" | "publication";
+  /** Set when the recording was cut short (no end-of-stream marker): what it lost, naming it. */
+  readonly truncated?: string;
 }
 
 /** The grids of a market configuration (perp and spot). */
@@ -60,6 +68,12 @@ export function recordingPath(file: string): string {
   return isAbsolute(file) ? file : join(DATA_DIR, file);
 }
 
+/** How messages name a scenario's recording: `marketData.recording "eth.arrow" (/repo/data/eth.arrow)`. */
+export function recordingName(file: string): string {
+  const path = recordingPath(file);
+  return path === file ? `marketData.recording "${file}"` : `marketData.recording "${file}" (${path})`;
+}
+
 const seconds = (startNs: bigint): number => Number(process.hrtime.bigint() - startNs) / 1e9;
 
 /** Decodes and replays a scenario's recording with its strategy and models. */
@@ -67,7 +81,11 @@ export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions 
   const data = scenario.marketData;
   if (data === undefined) throw new Error(`scenario "${scenario.name}" has no marketData: it runs simulated agents, not a replay`);
   const strategy = asReplayStrategy(data.strategy);
-  const recording = options.recording ?? readMdRecording(recordingPath(data.recording));
+  const name = recordingName(data.recording);
+  const recording = options.recording ?? readMdRecording(recordingPath(data.recording), { name });
+  // A recording cut short replays its complete batches, and says so; with none, there is nothing to replay.
+  const truncated = recording.truncated === undefined ? undefined : `${name} ${describeTruncation(recording.truncated, recording.length)}`;
+  if (truncated !== undefined && recording.length === 0) throw new MdRecordingError(`${truncated}, so there is nothing to replay`);
   const tradeTiming = data.tradeTiming ?? "match";
   const decodeStart = process.hrtime.bigint();
   const decoded = decodeRecording(recording, {
@@ -98,6 +116,7 @@ export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions 
     replaySeconds,
     eventsPerSecond: replaySeconds > 0 ? result.events / replaySeconds : 0,
     tradeTiming,
+    ...(truncated === undefined ? {} : { truncated }),
   };
 }
 
@@ -114,6 +133,7 @@ export function formatReplaySummary(run: ReplayRun): string {
   const lines = [
     `  recording   ${run.recording}: ${decoded.tapes.map((tape) => tape.symbol).join(", ")}; ${count(result.events)} events (${count(decoded.frames)} frames), ${spanSeconds.toFixed(1)} s replayed`,
     `  queue       ${result.queueModel}, impact ${result.impact ? "on" : "off"}, trades at ${run.tradeTiming === "match" ? "match time" : "publication"}`,
+    ...(run.truncated === undefined ? [] : [`  warning     ${run.truncated}; only those are replayed`]),
     `  strategy    ${result.strategy}: ${count(result.counts.orders)} orders, ${count(result.counts.cancels)} cancels (${count(result.counts.cancelsTooLate)} too late), ${count(result.counts.rejected)} rejected`,
     "",
     `  ${"market".padEnd(13)} ${"fills".padStart(6)} ${"maker".padStart(6)} ${"taker".padStart(6)} ${"volume".padStart(14)} ${"fees".padStart(10)} ${"position".padStart(10)} ${"realized".padStart(11)} ${"unrealized".padStart(11)} ${"pnl".padStart(11)}`,
@@ -140,6 +160,7 @@ export function replaySummaryJson(run: ReplayRun): Record<string, unknown> {
     scenario: run.scenario,
     recording: run.recording,
     tradeTiming: run.tradeTiming,
+    ...(run.truncated === undefined ? {} : { truncated: run.truncated }),
     ...result,
     decodeSeconds: run.decodeSeconds,
     replaySeconds: run.replaySeconds,

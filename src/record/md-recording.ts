@@ -33,6 +33,12 @@
  *
  * Reading (`readMdRecording`) keeps the file's bytes: `frame(i)` is a view
  * into them, not a copy (copy it to keep it after the recording is dropped).
+ * A file without the end-of-stream marker reads as its complete batches and
+ * says so (`truncated`); a file that is no md-recording/1 stream (missing,
+ * a directory, empty, random bytes, an Arrow IPC file such as an input log,
+ * another format, cut inside its schema) is refused with an MdRecordingError
+ * that names the file and the rule. The checks read the messages' metadata
+ * and the schema once, never the rows.
  *
  * `scanEnvelope` reads `type`, `channel` and `timestamp` from a frame's bytes
  * without parsing its payload: it walks the top-level keys and stops as soon
@@ -47,6 +53,7 @@
 import { closeSync, openSync, readFileSync, writevSync } from "node:fs";
 import {
   AsyncByteQueue,
+  DataType,
   Field,
   Int64,
   makeData,
@@ -60,6 +67,7 @@ import {
   type Data,
 } from "apache-arrow";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
+import { INPUT_LOG_FORMAT } from "./input-log.ts";
 
 export const MD_RECORDING_FORMAT = "md-recording/1";
 export type MdRowKind = "subscribed" | "data" | "error" | "gap";
@@ -596,11 +604,25 @@ export function kindOfType(type: string): MdRowKind | null {
 
 // -- reading -----------------------------------------------------------------------------
 
+/**
+ * Where a recording read by `readMdRecording` stopped short: it has no
+ * end-of-stream marker (its recorder was killed, or is still writing). The
+ * rows read are those of the complete batches before `completeBytes`.
+ */
+export interface MdTruncation {
+  /** The file's size in bytes. */
+  readonly fileBytes: number;
+  /** The end of the last complete record batch (or of the schema): what follows was cut short or cannot be read. */
+  readonly completeBytes: number;
+}
+
 export interface MdRecording {
   readonly source: string;
   readonly channels: readonly string[];
   readonly startMicros: number;
   readonly length: number;
+  /** Set when the file has no end-of-stream marker: the rows are those of its complete batches. */
+  readonly truncated?: MdTruncation;
   recvMicros(i: number): number;
   kind(i: number): MdRowKind;
   channel(i: number): string | null;
@@ -609,55 +631,225 @@ export interface MdRecording {
   frameText(i: number): string | null;
 }
 
+/** A file that cannot be read as an md-recording/1 (the message names the file and says why). */
+export class MdRecordingError extends Error {
+  override readonly name = "MdRecordingError";
+}
+
+/** An Arrow IPC file (not a stream) starts with this magic. */
+const ARROW_FILE_MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
+/** A schema message's metadata beyond this is not credible (ours is about 1 KiB): the bytes are not an Arrow stream. */
+const SCHEMA_METADATA_MAX = 16 * 1024 * 1024;
+
+/** How an Arrow IPC stream's bytes end: the complete messages, and whether an end-of-stream marker follows them. */
+export interface StreamExtent {
+  /** The end of the last complete schema or record batch message. */
+  readonly completeBytes: number;
+  /** An end-of-stream marker follows the complete messages (a closed recording). */
+  readonly endOfStream: boolean;
+}
+
+/**
+ * Walks the messages of an Arrow IPC stream (their metadata only, not the
+ * batches' bodies). Throws an MdRecordingError, naming the file as `name`,
+ * when the bytes are not an Arrow IPC stream or end before the schema does.
+ */
+export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExtent {
+  if (bytes.length === 0) throw new MdRecordingError(`${name} is not a market-data recording: the file is empty`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const notStream = (why: string) => new MdRecordingError(`${name} is not a market-data recording: it is not an Arrow IPC stream (${why})`);
+  const cutInSchema = () => new MdRecordingError(`${name} is truncated before its schema ends (${bytes.length} bytes)`);
+  // The first message must be a schema: anything else is not a stream at all (a short prefix of one is a truncated recording).
+  const continued = bytes.subarray(0, 4).every((byte) => byte === 0xff);
+  if (!continued && bytes.length < 4) throw notStream("it is too short to hold an Arrow message");
+  let at = 0;
+  let good = -1;
+  let endOfStream = false;
+  while (at + 4 <= bytes.length) {
+    let metaStart = at + 4;
+    let metaLength = view.getInt32(at, true);
+    if (metaLength === -1) {
+      if (at + 8 > bytes.length) break;
+      metaLength = view.getInt32(at + 4, true);
+      metaStart = at + 8;
+    }
+    if (metaLength === 0) {
+      // The marker: continuation and zero length (what the writer writes), or a bare zero length that ends the file
+      // (the legacy marker). Zeros inside the file without the continuation are a zero-filled tail, not a close.
+      endOfStream = metaStart === at + 8 || at + 4 === bytes.length;
+      break;
+    }
+    const first = at === 0;
+    if (first && (metaLength < 0 || metaLength > SCHEMA_METADATA_MAX || (!continued && metaStart + metaLength > bytes.length))) {
+      throw notStream("its first bytes are not the length of an Arrow message");
+    }
+    if (metaLength < 0 || metaStart + metaLength > bytes.length) break;
+    let message: Message | undefined;
+    try {
+      message = Message.decode(bytes.subarray(metaStart, metaStart + metaLength));
+    } catch {
+      message = undefined;
+    }
+    if (first && message?.headerType !== MessageHeader.Schema) throw notStream("its first message is not an Arrow schema");
+    if (message === undefined) break;
+    // A damaged length (negative, or beyond the safe integers) would send the walk back or nowhere: it ends here.
+    const body = message.bodyLength;
+    if (!(Number.isSafeInteger(body) && body >= 0)) {
+      if (first) throw notStream("its first message has a negative or impossible body length");
+      break;
+    }
+    const end = metaStart + metaLength + body;
+    if (end > bytes.length) break;
+    if (message.headerType === MessageHeader.Schema || message.headerType === MessageHeader.RecordBatch) good = end;
+    at = end;
+  }
+  if (good < 0) {
+    if (endOfStream) throw notStream("it ends before its schema");
+    throw cutInSchema();
+  }
+  return { completeBytes: good, endOfStream };
+}
+
 /**
  * The end of the last complete message group of an Arrow IPC stream: after
  * the last whole record batch (or the schema), so a file cut anywhere reads
  * as its complete batches. Throws when not even the schema is complete.
  */
 export function completeStreamPrefix(bytes: Uint8Array): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let at = 0;
-  let good = -1;
-  while (at + 8 <= bytes.length) {
-    let metaStart = at + 4;
-    let metaLength = view.getInt32(at, true);
-    if (metaLength === -1) {
-      metaLength = view.getInt32(at + 4, true);
-      metaStart = at + 8;
-    }
-    if (metaLength === 0) break; // end of stream
-    if (metaLength < 0 || metaStart + metaLength > bytes.length) break;
-    let message: Message;
-    try {
-      message = Message.decode(bytes.subarray(metaStart, metaStart + metaLength));
-    } catch {
-      break;
-    }
-    const end = metaStart + metaLength + message.bodyLength;
-    if (end > bytes.length) break;
-    if (message.headerType === MessageHeader.Schema || message.headerType === MessageHeader.RecordBatch) good = end;
-    at = end;
-  }
-  if (good < 0) throw new Error("md recording is truncated before its schema ends");
-  return good;
+  return scanStream(bytes).completeBytes;
 }
 
-/** Reads an md-recording/1 file (or its bytes); a truncated file reads as its complete batches. */
-export function readMdRecording(pathOrBytes: string | Uint8Array): MdRecording {
-  const bytes = typeof pathOrBytes === "string" ? readFileSync(pathOrBytes) : pathOrBytes;
-  // The complete messages, without copying them: the reader ends where the bytes end, marker or not.
-  const reader = RecordBatchReader.from(bytes.subarray(0, completeStreamPrefix(bytes)));
-  reader.open();
-  const schema = reader.schema;
-  const format = schema.metadata.get("shadowbook.format");
-  if (format !== MD_RECORDING_FORMAT) throw new Error(`shadowbook.format is "${String(format)}", expected "${MD_RECORDING_FORMAT}"`);
-  const names = ["recvMicros", "kind", "channel", "timestampMs", "frame"];
-  for (const [index, name] of names.entries()) {
-    if (schema.fields[index]?.name !== name) throw new Error(`column ${index} is "${String(schema.fields[index]?.name)}", expected "${name}"`);
+/** What the schema metadata says a file is: `shadowbook.format "input-log/1" (a run's input log)`. */
+function describeKind(metadata: Map<string, string>): string {
+  const format = metadata.get("shadowbook.format");
+  if (format === INPUT_LOG_FORMAT) return `shadowbook.format "${format}" (a run's input log)`;
+  if (format !== undefined) return `shadowbook.format "${format}"`;
+  const table = metadata.get("shadowbook.table");
+  if (table !== undefined) return `shadowbook.table "${table}" and no shadowbook.format`;
+  return "no shadowbook.format";
+}
+
+/** The refusal of an Arrow IPC file (md-recording/1 is a stream), saying what kind of file it is when its schema tells. */
+function arrowFileError(bytes: Uint8Array, name: string): MdRecordingError {
+  let metadata: Map<string, string> | undefined;
+  try {
+    const reader = RecordBatchReader.from(bytes);
+    reader.open();
+    metadata = reader.schema.metadata;
+  } catch {
+    metadata = undefined;
   }
+  if (metadata === undefined) return new MdRecordingError(`${name} is not a market-data recording: it is an Arrow IPC file whose schema cannot be read, not an md-recording/1 stream`);
+  if (metadata.get("shadowbook.format") === MD_RECORDING_FORMAT) {
+    return new MdRecordingError(`${name} is not a market-data recording as written: it is an Arrow IPC file, and ${MD_RECORDING_FORMAT} is an Arrow IPC stream`);
+  }
+  return new MdRecordingError(`${name} is not a market-data recording: it is an Arrow IPC file with ${describeKind(metadata)}, not an ${MD_RECORDING_FORMAT} stream`);
+}
+
+function readBytes(path: string, name: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new MdRecordingError(`${name} does not exist`);
+    if (code === "EISDIR") throw new MdRecordingError(`${name} is a directory, not a recording file`);
+    if (code === "EACCES" || code === "EPERM") throw new MdRecordingError(`${name} cannot be read: permission denied`);
+    throw new MdRecordingError(`${name} cannot be read: ${code ?? (error as Error).message}`);
+  }
+}
+
+/** The schema's columns and their types, in order (the reader relies on them). */
+const COLUMNS: readonly { name: string; type: string; is: (type: DataType) => boolean }[] = [
+  { name: "recvMicros", type: "Int64", is: (type) => DataType.isInt(type) && type.bitWidth === 64 },
+  { name: "kind", type: "Dictionary<Utf8>", is: (type) => DataType.isDictionary(type) && DataType.isUtf8(type.dictionary) },
+  { name: "channel", type: "Dictionary<Utf8>", is: (type) => DataType.isDictionary(type) && DataType.isUtf8(type.dictionary) },
+  { name: "timestampMs", type: "Int64", is: (type) => DataType.isInt(type) && type.bitWidth === 64 },
+  { name: "frame", type: "Binary", is: (type) => DataType.isBinary(type) },
+];
+
+/** Checks an md-recording/1 schema: format, columns, metadata. */
+function checkSchema(schema: Schema, name: string): void {
+  const metadata = schema.metadata;
+  const format = metadata.get("shadowbook.format");
+  if (format !== MD_RECORDING_FORMAT) {
+    const found = format === undefined ? "shadowbook.format is missing" : `shadowbook.format is "${format}"${format === INPUT_LOG_FORMAT ? " (a run's input log)" : ""}`;
+    throw new MdRecordingError(`${name} is not a market-data recording: ${found}, expected "${MD_RECORDING_FORMAT}"`);
+  }
+  for (const [index, column] of COLUMNS.entries()) {
+    const field = schema.fields[index];
+    if (field?.name !== column.name) throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: column ${index} is "${String(field?.name)}", expected "${column.name}"`);
+    if (!column.is(field.type)) throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: column "${column.name}" is ${String(field.type)}, expected ${column.type}`);
+  }
+  let channels: unknown;
+  try {
+    channels = JSON.parse(metadata.get("shadowbook.channels") ?? "[]");
+  } catch {
+    channels = undefined;
+  }
+  if (!(Array.isArray(channels) && channels.every((channel) => typeof channel === "string"))) {
+    throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: shadowbook.channels "${String(metadata.get("shadowbook.channels"))}" is not a JSON array of strings`);
+  }
+  const startMicros = metadata.get("shadowbook.startMicros");
+  if (startMicros !== undefined && !Number.isSafeInteger(Number(startMicros))) {
+    throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: shadowbook.startMicros "${startMicros}" is not an integer`);
+  }
+}
+
+export interface ReadMdRecordingOptions {
+  /**
+   * How messages name the recording (default `md recording "<path>"`, or
+   * `md recording` for bytes), e.g. `marketData.recording "eth.arrow"`.
+   */
+  readonly name?: string;
+}
+
+/**
+ * Reads an md-recording/1 file (or its bytes); a truncated file reads as its
+ * complete batches, with `truncated` set. Throws an MdRecordingError, naming
+ * the file and the rule, for a file that is missing, a directory, empty, not
+ * an Arrow IPC stream (random bytes; an Arrow IPC *file*, such as an input
+ * log), of another format, cut before its schema ends, or damaged.
+ */
+export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadMdRecordingOptions = {}): MdRecording {
+  const name = options.name ?? (typeof pathOrBytes === "string" ? `md recording "${pathOrBytes}"` : "md recording");
+  const bytes = typeof pathOrBytes === "string" ? readBytes(pathOrBytes, name) : pathOrBytes;
+  if (bytes.length >= ARROW_FILE_MAGIC.length && ARROW_FILE_MAGIC.every((byte, i) => bytes[i] === byte)) throw arrowFileError(bytes, name);
+  const extent = scanStream(bytes, name);
+  // The complete messages, without copying them: the reader ends where the bytes end, marker or not.
+  let reader: RecordBatchReader;
+  try {
+    reader = RecordBatchReader.from(bytes.subarray(0, extent.completeBytes));
+    reader.open();
+  } catch {
+    throw new MdRecordingError(`${name} is not a market-data recording: its Arrow schema cannot be read`);
+  }
+  const schema = reader.schema;
+  checkSchema(schema, name);
   const batches: RecordBatch[] = [];
-  for (const batch of reader) batches.push(batch);
-  return new MdRecordingView(schema.metadata, batches);
+  try {
+    for (const batch of reader) batches.push(batch);
+  } catch {
+    throw new MdRecordingError(`${name} is damaged: record batch ${batches.length + 1} cannot be read`);
+  }
+  const truncated = extent.endOfStream ? undefined : { fileBytes: bytes.length, completeBytes: extent.completeBytes };
+  try {
+    return new MdRecordingView(schema.metadata, batches, truncated);
+  } catch (error) {
+    if (error instanceof MdRecordingError) throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: ${error.message}`);
+    throw new MdRecordingError(`${name} is damaged: its record batches do not match its schema`);
+  }
+}
+
+/**
+ * What a truncated recording lost, as the end of a sentence naming it:
+ * `is truncated: it ends inside a record batch (its last 1,927,792 bytes are
+ * incomplete), leaving no complete row`.
+ */
+export function describeTruncation(truncation: MdTruncation, rows: number): string {
+  const cut = truncation.fileBytes - truncation.completeBytes;
+  const complete = rows === 0 ? "no complete row" : `${rows.toLocaleString("en-US")} complete row${rows === 1 ? "" : "s"}`;
+  if (cut > 0) return `is truncated: it ends inside a record batch (its last ${cut.toLocaleString("en-US")} bytes are incomplete), leaving ${complete}`;
+  return `is incomplete: it has no end-of-stream marker (its recorder was not closed), leaving ${complete}`;
 }
 
 function isValid(data: Data, index: number): boolean {
@@ -692,6 +884,7 @@ class MdRecordingView implements MdRecording {
   readonly channels: readonly string[];
   readonly startMicros: number;
   readonly length: number;
+  readonly truncated?: MdTruncation;
   private readonly recv: Float64Array;
   private readonly kinds: Uint8Array;
   /** Index into channelNames, -1 for null. */
@@ -704,7 +897,8 @@ class MdRecordingView implements MdRecording {
   private readonly frameData: Data[] = [];
   private lastBatch = 0;
 
-  constructor(metadata: Map<string, string>, batches: readonly RecordBatch[]) {
+  constructor(metadata: Map<string, string>, batches: readonly RecordBatch[], truncated: MdTruncation | undefined) {
+    if (truncated !== undefined) this.truncated = truncated;
     this.source = metadata.get("shadowbook.source") ?? "";
     this.channels = JSON.parse(metadata.get("shadowbook.channels") ?? "[]") as string[];
     this.startMicros = Number(metadata.get("shadowbook.startMicros") ?? "0");
@@ -727,7 +921,7 @@ class MdRecordingView implements MdRecording {
       const kindCodes = kind.dictionary!.toArray() as string[];
       const kindIds = kindCodes.map((text) => {
         const index = MD_ROW_KINDS.indexOf(text as MdRowKind);
-        if (index < 0) throw new Error(`kind "${text}" is not one of ${MD_ROW_KINDS.join(", ")}`);
+        if (index < 0) throw new MdRecordingError(`kind ${JSON.stringify(text)} is not one of ${MD_ROW_KINDS.join(", ")}`);
         return index;
       });
       const channelMap = dictionaryIds(channel, this.channelNames, channelIds);

@@ -1,14 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordBatchReader, tableFromIPC } from "apache-arrow";
+import { Binary, Field, Float64, Message, RecordBatch, RecordBatchReader, Schema, Table, tableFromArrays, tableFromIPC, tableToIPC } from "apache-arrow";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   completeStreamPrefix,
+  describeTruncation,
   gapFrame,
   kindOfType,
   MD_RECORDING_FORMAT,
+  MdRecordingError,
   MdRecordingWriter,
   parseEnvelope,
   readMdRecording,
@@ -157,12 +159,15 @@ describe("MdRecordingWriter and readMdRecording", () => {
       const complete = cut < ends[1]! ? 0 : cut < whole.length ? 4 : 8;
       const prefix = whole.subarray(0, cut);
       expect(norm(readRows(prefix))).toEqual(norm(rows.slice(0, complete)));
+      // No end-of-stream marker: the recording says where its complete batches end.
+      expect(readMdRecording(prefix).truncated).toEqual({ fileBytes: cut, completeBytes: complete === 0 ? ends[0] : complete === 4 ? ends[1] : whole.length });
     }
     writeFileSync(join(dir, "cut.arrow"), whole.subarray(0, whole.length - 3));
     expect(readMdRecording(join(dir, "cut.arrow")).length).toBe(4);
     expect(() => readMdRecording(whole.subarray(0, ends[0]! - 1))).toThrow(/truncated before its schema/);
     writer.close();
     expect(completeStreamPrefix(readFileSync(path))).toBe(readFileSync(path).length - 8);
+    expect(readMdRecording(path).truncated).toBeUndefined();
   });
 
   it("refuses a kind outside the four, unsafe integers, and a file of another format", () => {
@@ -175,6 +180,207 @@ describe("MdRecordingWriter and readMdRecording", () => {
     const other = join(dir, "other.arrow");
     writeFileSync(other, readFileSync(join(dir, "refuse.arrow")).toString("latin1").replace(MD_RECORDING_FORMAT, "md-recording/9"), "latin1");
     expect(() => readMdRecording(other)).toThrow(/shadowbook.format is "md-recording\/9"/);
+  });
+});
+
+// -- files that are not recordings -------------------------------------------------------
+
+/** A recording's refusal: an MdRecordingError (not a TypeError from apache-arrow) whose message matches. */
+function refusal(read: () => unknown): MdRecordingError {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(MdRecordingError);
+    return error as MdRecordingError;
+  }
+  throw new Error("read, not refused");
+}
+
+/** Fixed pseudo-random bytes (xorshift32), no format at all. */
+function noise(length: number, seed = 0x2545f491): Uint8Array {
+  const out = new Uint8Array(length);
+  let x = seed;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+/** A one-row Arrow table with this metadata (an input log's, say). */
+function arrowTable(metadata: Map<string, string>): Table {
+  const plain = tableFromArrays({ timeMicros: new Float64Array([1]) });
+  const schema = new Schema(plain.schema.fields, metadata);
+  return new Table(schema, plain.batches.map((batch) => new RecordBatch(schema, batch.data)));
+}
+
+describe("readMdRecording refuses what is not a recording, naming the file", () => {
+  const recordingBytes = () => {
+    const path = join(dir, "good.arrow");
+    write(path, ROWS, 3);
+    return readFileSync(path);
+  };
+
+  it("a missing file, a directory, an empty file", () => {
+    const missing = join(dir, "no-such.arrow");
+    expect(refusal(() => readMdRecording(missing)).message).toBe(`md recording "${missing}" does not exist`);
+    const directory = join(dir, "a-directory");
+    mkdirSync(directory);
+    expect(refusal(() => readMdRecording(directory)).message).toBe(`md recording "${directory}" is a directory, not a recording file`);
+    const empty = join(dir, "empty.arrow");
+    writeFileSync(empty, "");
+    expect(refusal(() => readMdRecording(empty)).message).toBe(`md recording "${empty}" is not a market-data recording: the file is empty`);
+    // The caller's name for the file (a scenario's field) replaces the default.
+    expect(refusal(() => readMdRecording(empty, { name: `marketData.recording "empty.arrow"` })).message).toBe(`marketData.recording "empty.arrow" is not a market-data recording: the file is empty`);
+  });
+
+  it("bytes that are no Arrow IPC stream: random, text, too short, a stream that ends before its schema", () => {
+    const random = join(dir, "random.bin");
+    writeFileSync(random, noise(4_096));
+    expect(refusal(() => readMdRecording(random)).message).toMatch(new RegExp(`^md recording "${random}" is not a market-data recording: it is not an Arrow IPC stream \\(`));
+    for (const text of ["hello, world\n", '{"type":"channel_data"}', "ab"]) {
+      expect(refusal(() => readMdRecording(bytes(text))).message).toMatch(/^md recording is not a market-data recording: it is not an Arrow IPC stream/);
+    }
+    expect(refusal(() => readMdRecording(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]))).message).toMatch(/not an Arrow IPC stream \(it ends before its schema\)/);
+    // A prefix of a real stream is a truncated recording, not a foreign file.
+    for (const length of [1, 4, 7, 8, 100]) expect(refusal(() => readMdRecording(recordingBytes().subarray(0, length))).message).toMatch(/truncated before its schema ends/);
+  });
+
+  it("an Arrow IPC file (an input log, an output table) and a stream of another format", () => {
+    const inputLog = join(dir, "inputs.arrow");
+    writeFileSync(inputLog, tableToIPC(arrowTable(new Map([["shadowbook.format", "input-log/1"]])), "file"));
+    expect(refusal(() => readMdRecording(inputLog)).message).toBe(
+      `md recording "${inputLog}" is not a market-data recording: it is an Arrow IPC file with shadowbook.format "input-log/1" (a run's input log), not an md-recording/1 stream`,
+    );
+    const orders = join(dir, "orders.arrow");
+    writeFileSync(orders, tableToIPC(arrowTable(new Map()), "file"));
+    expect(refusal(() => readMdRecording(orders)).message).toMatch(/is not a market-data recording: it is an Arrow IPC file with no shadowbook\.format/);
+    // A recording converted to the file format: said so.
+    const converted = tableToIPC(tableFromIPC(recordingBytes()), "file");
+    expect(refusal(() => readMdRecording(converted)).message).toMatch(/it is an Arrow IPC file, and md-recording\/1 is an Arrow IPC stream/);
+    // An input log written as a stream (the live server's) has the right shape but the wrong format.
+    const liveLog = tableToIPC(arrowTable(new Map([["shadowbook.format", "input-log/1"]])), "stream");
+    expect(refusal(() => readMdRecording(liveLog)).message).toBe(`md recording is not a market-data recording: shadowbook.format is "input-log/1" (a run's input log), expected "md-recording/1"`);
+    const unmarked = tableToIPC(arrowTable(new Map()), "stream");
+    expect(refusal(() => readMdRecording(unmarked)).message).toMatch(/shadowbook\.format is missing, expected "md-recording\/1"/);
+  });
+
+  it("the right format with wrong columns or metadata", () => {
+    const fields = tableFromIPC(recordingBytes()).schema.fields;
+    // A schema only (no rows needed to see the columns and metadata).
+    const schemaOnly = (edit: (meta: Map<string, string>) => void, columns: readonly Field[] = fields) => {
+      const meta = new Map(tableFromIPC(recordingBytes()).schema.metadata);
+      edit(meta);
+      return tableToIPC(new Table(new Schema([...columns], meta)), "stream");
+    };
+    const floatTime = schemaOnly(() => {}, [new Field("recvMicros", new Float64(), false), ...fields.slice(1)]);
+    expect(refusal(() => readMdRecording(floatTime)).message).toBe(`md recording is not a valid md-recording/1 file: column "recvMicros" is Float64, expected Int64`);
+    const renamed = schemaOnly(() => {}, [new Field("time", new Float64(), false)]);
+    expect(refusal(() => readMdRecording(renamed)).message).toBe(`md recording is not a valid md-recording/1 file: column 0 is "time", expected "recvMicros"`);
+    const binaryKind = schemaOnly(() => {}, [fields[0]!, new Field("kind", new Binary(), false), ...fields.slice(2)]);
+    expect(refusal(() => readMdRecording(binaryKind)).message).toBe(`md recording is not a valid md-recording/1 file: column "kind" is Binary, expected Dictionary<Utf8>`);
+    const badChannels = schemaOnly((meta) => meta.set("shadowbook.channels", "not json"));
+    expect(refusal(() => readMdRecording(badChannels)).message).toBe(`md recording is not a valid md-recording/1 file: shadowbook.channels "not json" is not a JSON array of strings`);
+    const badStart = schemaOnly((meta) => meta.set("shadowbook.startMicros", "soon"));
+    expect(refusal(() => readMdRecording(badStart)).message).toBe(`md recording is not a valid md-recording/1 file: shadowbook.startMicros "soon" is not an integer`);
+  });
+
+  // Flips in the batches' bodies only: a flip in a message's flatbuffer metadata (a vector length) can make apache-arrow
+  // allocate without bound when it decodes the header, which no check before the decode sees (flatbuffers are not verified).
+  it("never fails with anything but an MdRecordingError: random bytes, a recording cut anywhere or with bytes of its batches' bodies flipped", () => {
+    const good = new Uint8Array(recordingBytes());
+    const bodies = bodyOffsets(good);
+    expect(bodies.length).toBeGreaterThan(100);
+    const attempt = (input: Uint8Array) => {
+      try {
+        const recording = readMdRecording(input);
+        for (let i = 0; i < recording.length; i++) recording.frame(i);
+      } catch (error) {
+        expect(error).toBeInstanceOf(MdRecordingError);
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.nat(good.length).map((cut) => good.slice(0, cut)),
+          fc.array(fc.tuple(fc.constantFrom(...bodies), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }).map((flips) => {
+            const edited = good.slice();
+            for (const [at, mask] of flips) edited[at] = edited[at]! ^ mask;
+            return edited;
+          }),
+        ),
+        attempt,
+      ),
+      { seed: 42, numRuns: 2_000 },
+    );
+  });
+});
+
+/** The offsets of the bytes of every message body of an Arrow IPC stream (the batches' buffers). */
+function bodyOffsets(stream: Uint8Array): number[] {
+  const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
+  const offsets: number[] = [];
+  let at = 0;
+  while (at + 8 <= stream.length) {
+    const metaLength = view.getInt32(at + 4, true);
+    if (metaLength === 0) break;
+    const bodyStart = at + 8 + metaLength;
+    const message = Message.decode(stream.subarray(at + 8, bodyStart));
+    for (let i = bodyStart; i < bodyStart + message.bodyLength; i++) offsets.push(i);
+    at = bodyStart + message.bodyLength;
+  }
+  return offsets;
+}
+
+describe("truncated recordings", () => {
+  it("end at a message whose body length is negative (damaged), instead of walking back", () => {
+    const path = join(dir, "negative-body.arrow");
+    write(path, ROWS, 3);
+    const stream = new Uint8Array(readFileSync(path));
+    // The last record batch's message: its bodyLength (an Int64 in the metadata) set to point before the file's start.
+    const view = new DataView(stream.buffer);
+    let at = 0;
+    let last = { at: 0, metaLength: 0, bodyLength: 0 };
+    while (view.getInt32(at + 4, true) !== 0) {
+      const metaLength = view.getInt32(at + 4, true);
+      const message = Message.decode(stream.subarray(at + 8, at + 8 + metaLength));
+      if (message.isRecordBatch()) last = { at, metaLength, bodyLength: message.bodyLength };
+      at += 8 + metaLength + message.bodyLength;
+    }
+    const metadata = stream.subarray(last.at + 8, last.at + 8 + last.metaLength);
+    const encoded = new Uint8Array(new BigInt64Array([BigInt(last.bodyLength)]).buffer);
+    const field = metadata.findIndex((_, i) => encoded.every((byte, k) => metadata[i + k] === byte));
+    expect(field).toBeGreaterThanOrEqual(0);
+    metadata.set(new Uint8Array(new BigInt64Array([BigInt(-(last.at + 8 + last.metaLength + 8))]).buffer), field);
+    const recording = readMdRecording(stream);
+    expect(recording.length).toBe(6); // the batches before it
+    expect(recording.truncated).toEqual({ fileBytes: stream.length, completeBytes: last.at });
+  });
+
+  it("say what they lost: cut inside a batch, or only missing the end-of-stream marker", () => {
+    const path = join(dir, "describe.arrow");
+    const writer = new MdRecordingWriter(path, META, { batchRows: 2 });
+    for (let i = 0; i < 5; i++) writer.append(i, "data", DEPTH, i, bytes(`{"i":${i}}`));
+    // Two batches written, one row pending: a killed recorder leaves this file.
+    const atBoundary = readMdRecording(path);
+    expect(atBoundary.length).toBe(4);
+    expect(describeTruncation(atBoundary.truncated!, atBoundary.length)).toBe("is incomplete: it has no end-of-stream marker (its recorder was not closed), leaving 4 complete rows");
+    const whole = readFileSync(path);
+    const cut = readMdRecording(whole.subarray(0, whole.length - 10));
+    expect(cut.length).toBe(2);
+    expect(cut.truncated!.fileBytes - cut.truncated!.completeBytes).toBeGreaterThan(0);
+    expect(describeTruncation(cut.truncated!, cut.length)).toMatch(/^is truncated: it ends inside a record batch \(its last [\d,]+ bytes are incomplete\), leaving 2 complete rows$/);
+    expect(describeTruncation({ fileBytes: 2_000, completeBytes: 1_000 }, 0)).toBe("is truncated: it ends inside a record batch (its last 1,000 bytes are incomplete), leaving no complete row");
+    expect(describeTruncation({ fileBytes: 2_000, completeBytes: 2_000 }, 1)).toMatch(/leaving 1 complete row$/);
+    // A tail of zeros (what a crash can leave of unwritten blocks) is not an end-of-stream marker.
+    const zeroTail = new Uint8Array(whole.length + 4_096);
+    zeroTail.set(whole);
+    expect(readMdRecording(zeroTail).truncated).toEqual({ fileBytes: zeroTail.length, completeBytes: whole.length });
+    writer.close();
+    expect(readMdRecording(path).truncated).toBeUndefined();
   });
 });
 
