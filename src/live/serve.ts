@@ -30,6 +30,8 @@ export interface StartOptions {
   /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
   slowConsumerBytes?: number;
   drainMs?: number;
+  /** Open WebSocket connections per source IP (default WEBSOCKETS_PER_IP_MAX, server.ts). */
+  websocketsPerIp?: number;
   /** Worker threads recovering WebSocket order-entry signatures in signed mode (default 0: on the main thread; exec.ts says when more pay). */
   signerThreads?: number;
   /** Runs once the server is assembled, before it listens (seed accounts, prices, agents). */
@@ -77,6 +79,7 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
       port: options.port ?? 0,
       ...(options.edgeLimit === undefined ? {} : { edgeLimit: options.edgeLimit }),
       ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
+      ...(options.websocketsPerIp === undefined ? {} : { websocketsPerIp: options.websocketsPerIp }),
     },
   );
   options.setup?.(context);

@@ -54,7 +54,19 @@ export interface LiveServerOptions {
   port: number;
   edgeLimit?: EdgeLimitConfig;
   drainMs?: number;
+  /** Open WebSocket connections (/ws and /exec together) per source IP (default WEBSOCKETS_PER_IP_MAX). */
+  websocketsPerIp?: number;
 }
+
+/**
+ * Open WebSocket connections per source IP, /ws and /exec together. The
+ * specification does not show its limits on connections per client (8.5);
+ * a real service has one, and without it one client could hold the server's
+ * memory and file descriptors. An upgrade beyond it is answered 429 with no
+ * body, as the network-edge limit answers (7.6), and counts again once one
+ * of the IP's connections has closed.
+ */
+export const WEBSOCKETS_PER_IP_MAX = 256;
 
 export interface Surfaces {
   rest: HttpHandler;
@@ -69,6 +81,8 @@ export class LiveServer {
   readonly http: Server;
   private ready = true;
   private readonly edge: EdgeLimiter;
+  /** Open (or opening) WebSocket connections by source IP; an IP leaves the map with its last one. */
+  private readonly websocketsByIp = new Map<string, number>();
 
   constructor(
     readonly context: LiveContext,
@@ -140,12 +154,29 @@ export class LiveServer {
         socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
         return;
       }
+      if (!this.admitWebsocket(socket, request.socket.remoteAddress ?? "unknown")) {
+        socket.end("HTTP/1.1 429 Too Many Requests\r\n\r\n");
+        return;
+      }
       surface.wss.handleUpgrade(request, socket, head, (ws) => surface.wss.emit("connection", ws, request));
     } catch (error) {
       if (process.env["SHADOWBOOK_DEBUG"] !== undefined) console.error(error);
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
       else socket.destroy();
     }
+  }
+
+  /** Counts a WebSocket of `ip` until its socket closes, or refuses it when the IP holds its limit. */
+  private admitWebsocket(socket: Duplex, ip: string): boolean {
+    const open = this.websocketsByIp.get(ip) ?? 0;
+    if (open >= (this.options.websocketsPerIp ?? WEBSOCKETS_PER_IP_MAX)) return false;
+    this.websocketsByIp.set(ip, open + 1);
+    socket.once("close", () => {
+      const left = this.websocketsByIp.get(ip)! - 1;
+      if (left === 0) this.websocketsByIp.delete(ip);
+      else this.websocketsByIp.set(ip, left);
+    });
+    return true;
   }
 
   /**

@@ -18,7 +18,9 @@
  *   `subscribed` again (with a fresh snapshot) and keeps one subscription:
  *   updates are never doubled; the newest spelling of the name is used;
  * - a failed snapshot rolls the subscription back (also one held before);
- * - unsubscribing from a channel not held still answers `unsubscribed`.
+ * - unsubscribing from a channel not held still answers `unsubscribed`;
+ * - a connection holds at most SUBSCRIPTIONS_PER_CONNECTION_MAX channels
+ *   (ours: the specification shows no limit).
  *
  * Updates come from one Exchange subscription per surface, routed and
  * serialized once per channel (stream-fanout.ts), with `timestamp` in ms of
@@ -65,6 +67,18 @@ export const STREAM_PING_INTERVAL_MS = 30_000;
 export const CLOSE_GRACE_MS = 1_000;
 /** Largest client frame accepted (a subscribe is well under 200 bytes); larger ones close with 1009. */
 export const CLIENT_FRAME_BYTES_MAX = 64 * 1024;
+
+/**
+ * Channels one connection may hold at once. The specification does not show
+ * its limits on subscriptions (8.5); a real service has one, and wallet
+ * channels name any address, so without it one connection could register
+ * channels without end. A subscribe beyond it (to a channel not already
+ * held) gets an error envelope with STREAM_ERROR_SUBSCRIPTION_LIMIT and the
+ * channel; the connection stays open, and unsubscribing makes room.
+ */
+export const SUBSCRIPTIONS_PER_CONNECTION_MAX = 1_000;
+/** The error message of a subscribe beyond the limit: ours, beside the published messages of spec 7.5. */
+export const STREAM_ERROR_SUBSCRIPTION_LIMIT = `Subscription limit reached: at most ${SUBSCRIPTIONS_PER_CONNECTION_MAX} channels per connection`;
 
 export const CLOSE_SLOW_CONSUMER = 1013;
 export const CLOSE_RESYNC = 1012;
@@ -240,6 +254,9 @@ class StreamServer implements StreamSurface {
     const resolved = typeof name === "string" ? resolveChannel(name, this.context.exchange.marketsBySymbol) : undefined;
     if (resolved === undefined) return this.error(connection, STREAM_ERROR_INVALID_CHANNEL_NAME, name);
     const channel = name as string;
+    if (connection.subscriptions.size >= SUBSCRIPTIONS_PER_CONNECTION_MAX && !this.holds(connection, resolved)) {
+      return this.error(connection, STREAM_ERROR_SUBSCRIPTION_LIMIT, channel);
+    }
     let contents: unknown;
     if (channelHasSnapshot(resolved.kind)) {
       try {
@@ -260,6 +277,11 @@ class StreamServer implements StreamSurface {
     if (resolved === undefined) return this.error(connection, STREAM_ERROR_INVALID_CHANNEL_NAME, name);
     this.drop(connection, resolved);
     this.reply(connection, { type: "unsubscribed", channel: name });
+  }
+
+  private holds(connection: Connection, resolved: ResolvedChannel): boolean {
+    const held = this.registry.find(resolved.kind, resolved.key);
+    return held !== undefined && connection.subscriptions.has(held);
   }
 
   /** Ends the connection's subscription to the channel, if it holds one. */
