@@ -104,10 +104,15 @@ function forget(state: State, orderId: number): MarketState | undefined {
   return owner.market;
 }
 
-/** Throws when a parameter (the scenario's marketData.params over the defaults) is out of its range. */
-function checkParams(params: ReplayMarketMakerParams): void {
+/**
+ * Why the parameters (the scenario's marketData.params over the defaults) cannot run, or null:
+ * `<field> "<value>" <rule>` (the strategy's checkParams hook; init refuses the same).
+ */
+function paramsProblem(params: ReplayMarketMakerParams): string | null {
   const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
   const integer = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
+  const { symbols } = params;
+  if (symbols !== undefined && !(Array.isArray(symbols) && symbols.every((symbol) => typeof symbol === "string"))) return `symbols "${String(symbols)}" must be a list of market symbols`;
   const rules: readonly [keyof ReplayMarketMakerParams, boolean, string][] = [
     ["quoteNotional", finite(params.quoteNotional) && params.quoteNotional > 0, "a finite number > 0"],
     ["quoteLots", params.quoteLots === undefined || (integer(params.quoteLots) && params.quoteLots > 0), "a positive integer"],
@@ -119,8 +124,9 @@ function checkParams(params: ReplayMarketMakerParams): void {
     ["requoteTicks", finite(params.requoteTicks) && params.requoteTicks >= 0, "a finite number >= 0"],
   ];
   for (const [name, ok, rule] of rules) {
-    if (!ok) throw new RangeError(`replay-market-maker params.${name} "${String(params[name])}" must be ${rule}`);
+    if (!ok) return `${name} "${String(params[name])}" must be ${rule}`;
   }
+  return null;
 }
 
 export const replayMarketMaker = defineReplayStrategy<ReplayMarketMakerParams, State>({
@@ -133,8 +139,11 @@ export const replayMarketMaker = defineReplayStrategy<ReplayMarketMakerParams, S
     refreshMicros: 1_000_000,
     requoteTicks: 1,
   },
+  checkParams: paramsProblem,
   init(params, ctx) {
-    checkParams(params);
+    // Again: a library user may call init without checkScenario or runReplay.
+    const problem = paramsProblem(params);
+    if (problem !== null) throw new RangeError(`replay-market-maker params.${problem}`);
     const symbols = params.symbols ?? ctx.markets.map((market) => market.symbol);
     const markets = new Map<string, MarketState>();
     for (const symbol of symbols) {

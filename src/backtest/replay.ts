@@ -78,6 +78,7 @@ import { Dec } from "../core/decimal.ts";
 import { RngRoot } from "../core/rng.ts";
 import type { Micros } from "../core/time.ts";
 import { DEFAULT_AGENT_LATENCY, latencyModel, OrderedPath, type AgentLatency } from "../sim/latency.ts";
+import { replayParamsProblem } from "../sim/scenario.ts";
 import { DEFAULT_FEES, MarketAccount, type FeeRates, type FillRecord, type MarketAccountSummary } from "./account.ts";
 import { ReplayBook } from "./book.ts";
 import type { QueueModel, QueuePosition } from "./queue.ts";
@@ -429,6 +430,9 @@ export class ReplayBacktest {
     if (!(end >= start)) end = start;
     this.nowMicros = start;
     this.localNow = start;
+    // checkScenario checked them already, unless the caller skipped it.
+    const problem = replayParamsProblem(strategy, this.options.params);
+    if (problem !== null) throw new ReplayStrategyError(`replay strategy "${strategy.name}": ${problem}`);
     this.state = strategy.init({ ...(strategy.defaults as object), ...this.options.params }, this.ctx);
     strategy.onStart?.(this.ctx, this.state);
     const tapes = this.tapes;

@@ -9,13 +9,15 @@
  * else the built-in markets (DEFAULT_MARKETS); a symbol in neither gets its
  * grid inferred from the recording's decimals.
  *
- * A recording that is not one is refused with a message naming
+ * The strategy's params are checked (its checkParams hook) before the
+ * recording is read. A recording that is not one is refused with a message naming
  * `marketData.recording` (readMdRecording's checks). A recording cut short
  * (no end-of-stream marker: a recorder killed mid-way) replays its complete
  * batches, and the summary and summary.json say so (`truncated`); one with
  * no complete batch is refused, as there is nothing to replay.
  *
- * `--out DIR` writes fills.arrow (one row per own fill) and summary.json.
+ * `--out DIR` writes fills.arrow (one row per own fill) and summary.json
+ * (through a staging directory: src/cli/run-out.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
@@ -25,7 +27,7 @@ import { DEFAULT_MARKETS } from "../exchange/config.ts";
 import type { RiskConfigInput } from "../risk/config.ts";
 import { ColumnTable, DictColumn, F64Column, I64Column, TimeColumn } from "../record/columns.ts";
 import { describeTruncation, MdRecordingError, readMdRecording } from "../record/md-recording.ts";
-import type { Scenario } from "../sim/scenario.ts";
+import { replayParamsProblem, ScenarioError, type Scenario } from "../sim/scenario.ts";
 import type { FillRecord } from "./account.ts";
 import { queueModel } from "./queue.ts";
 import type { MdRecordingLike } from "./recording.ts";
@@ -81,6 +83,9 @@ export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions 
   const data = scenario.marketData;
   if (data === undefined) throw new Error(`scenario "${scenario.name}" has no marketData: it runs simulated agents, not a replay`);
   const strategy = asReplayStrategy(data.strategy);
+  // Before the recording is read, as checkScenario does (a caller may skip it): bad params waste no decoding.
+  const params = replayParamsProblem(strategy, data.params);
+  if (params !== null) throw new ScenarioError(`scenario "${scenario.name}": marketData.${params}`);
   const name = recordingName(data.recording);
   const recording = options.recording ?? readMdRecording(recordingPath(data.recording), { name });
   // A recording cut short replays its complete batches, and says so; with none, there is nothing to replay.
@@ -210,11 +215,17 @@ export function fillsTable(fills: readonly FillRecord[], markets: readonly Marke
   return table;
 }
 
-/** Writes fills.arrow and summary.json into `dir`; returns the paths. */
+/** The files writeReplayOutputs writes, in that order. */
+export const REPLAY_OUTPUT_FILES: readonly string[] = ["fills.arrow", "summary.json"];
+
+/**
+ * Writes fills.arrow and summary.json into `dir`; returns the paths. As it
+ * is, a failure can leave some of them: `shadowbook run --out` writes them
+ * into a staging directory and moves them into place (src/cli/run-out.ts).
+ */
 export function writeReplayOutputs(dir: string, run: ReplayRun): string[] {
   mkdirSync(dir, { recursive: true });
-  const fillsPath = join(dir, "fills.arrow");
-  const summaryPath = join(dir, "summary.json");
+  const [fillsPath, summaryPath] = REPLAY_OUTPUT_FILES.map((name) => join(dir, name)) as [string, string];
   writeFileSync(fillsPath, fillsTable(run.result.fills, run.decoded.tapes).toIPC());
   writeFileSync(summaryPath, `${JSON.stringify(replaySummaryJson(run), null, 2)}\n`);
   return [fillsPath, summaryPath];

@@ -2,8 +2,19 @@
  * The strategy interface of a market-data replay backtest.
  *
  * A strategy is a typed definition: its name, default parameters, a state
- * made from them, and callbacks that receive a context. Callbacks run on
- * the strategy's own clock, i.e. when a message would reach it:
+ * made from them, and callbacks that receive a context.
+ *
+ * Parameters: `checkParams(params)` (optional) says why the parameters (the
+ * scenario's marketData.params over the defaults) cannot run, as
+ * `<field> "<value>" <rule>` (e.g. `quoteNotional "-5" must be a finite
+ * number > 0`), or null. checkScenario calls it, so `shadowbook run`
+ * refuses bad params naming `marketData.params.<field>` before it reads the
+ * recording; runReplay calls it again before `init`. A strategy whose init
+ * may be called directly (a library user skipping both) should also refuse
+ * there: the shipped ones throw the same problem from init.
+ *
+ * Callbacks run on the strategy's own clock, i.e. when a message would
+ * reach it:
  *
  * - onStart: at the first recorded event;
  * - onDepth: a depth frame of a market arrived (after the market-data
@@ -135,6 +146,8 @@ export interface ReplayContext {
 export interface ReplayStrategyDefinition<P, S> {
   readonly name: string;
   readonly defaults: P;
+  /** Why `params` (the scenario's over the defaults) cannot run, as `<field> "<value>" <rule>`, or null (see above). */
+  checkParams?(params: P): string | null;
   init(params: P, ctx: ReplayContext): S;
   onStart?(ctx: ReplayContext, state: S): void;
   onDepth?(ctx: ReplayContext, state: S, book: BookView): void;
@@ -157,6 +170,9 @@ export class ReplayStrategyError extends Error {
 export function defineReplayStrategy<P, S>(definition: ReplayStrategyDefinition<P, S>): ReplayStrategy<P, S> {
   if (typeof definition.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(definition.name)) {
     throw new ReplayStrategyError(`replay strategy name "${definition.name}" must be letters, digits and _.:-`);
+  }
+  if (definition.checkParams !== undefined && typeof definition.checkParams !== "function") {
+    throw new ReplayStrategyError(`replay strategy "${definition.name}" checkParams must be a function (params) => problem or null`);
   }
   return Object.freeze({ ...definition, kind: "replay-strategy" as const });
 }

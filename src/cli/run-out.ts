@@ -4,7 +4,9 @@
  * nothing is written); the files are written into a staging directory inside
  * --out and moved into place once all are written, summary.json and
  * report.html last, so a run whose files cannot all be written leaves no
- * report of a finished run.
+ * report of a finished run. Both kinds of run write this way: one with
+ * agents (writeRunOutputs) and a replay of recorded market data
+ * (writeStaged with src/backtest/run.ts's writeReplayOutputs).
  */
 import { existsSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -65,30 +67,44 @@ const WRITE_FAILURES: Readonly<Record<string, string>> = {
   EEXIST: "it is a file, not a directory",
 };
 
+/** The staging directory of this process inside `out`. */
+export function stagingDir(out: string): string {
+  return join(out, `${STAGING_PREFIX}${process.pid}`);
+}
+
+export interface StagedWriteOptions {
+  /** Every file the run writes into `out`, checked again before writing (checkOutDir; default: those of a run with agents). */
+  readonly files?: readonly string[];
+  /** The staging directory (default: stagingDir(out)). */
+  readonly staging?: string;
+}
+
 /**
- * Writes the run's files into a staging directory inside `out`, then moves
- * them into `out`: the Arrow files and the input log first, summary.json and
- * report.html last. A run whose files cannot all be written leaves no
- * summary or report that looks like a finished run's (nor the staging
- * directory, nor an `out` it created).
+ * Writes a run's files through a staging directory inside `out`: `write`
+ * writes them into the staging directory it is given and returns their
+ * paths; they are then moved into `out` in that order, except summary.json
+ * and report.html (what reads as a finished run), which go last. A run
+ * whose files cannot all be written leaves no summary or report that looks
+ * like a finished run's (nor the staging directory, nor an `out` it
+ * created), and a file system failure is reworded naming --out (ENOSPC,
+ * EACCES, ...). Returns the paths in `out`, in the order moved.
  */
-export async function writeRunOutputs(out: string, staging: string, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
-  checkOutDir(out); // again: the directory may have changed while the run ran
+export async function writeStaged(out: string, write: (staging: string) => readonly string[] | Promise<readonly string[]>, options: StagedWriteOptions = {}): Promise<string[]> {
+  checkOutDir(out, options.files); // again: the directory may have changed while the run ran
+  const staging = options.staging ?? stagingDir(out);
   const created = !existsSync(out);
   try {
     rmSync(staging, { recursive: true, force: true });
-    const written = await outputs.finish(figures);
-    const logPath = join(staging, INPUT_LOG_FILE);
-    inputLog.write(logPath);
-    const finished = written.files.filter((file) => FINISHED_FILES.includes(basename(file)));
-    const staged = [...written.files.filter((file) => !finished.includes(file)), logPath, ...finished];
+    const written = await write(staging);
+    const finished = written.filter((file) => FINISHED_FILES.includes(basename(file)));
+    const staged = [...written.filter((file) => !finished.includes(file)), ...finished];
     const files = staged.map((file) => {
       const moved = join(out, basename(file));
       renameSync(file, moved);
       return moved;
     });
     rmSync(staging, { recursive: true, force: true });
-    return { table: written.table, files };
+    return files;
   } catch (error) {
     try {
       rmSync(staging, { recursive: true, force: true });
@@ -100,4 +116,25 @@ export async function writeRunOutputs(out: string, staging: string, outputs: Run
     const why = code === undefined ? undefined : WRITE_FAILURES[code];
     throw why === undefined ? error : new Error(`--out "${out}" cannot be written: ${why} (${code})`, { cause: error });
   }
+}
+
+/**
+ * Writes the files of a run with agents through `staging` (writeStaged):
+ * the Arrow files and the input log first, summary.json and report.html
+ * last. `outputs` must write into `staging` (createRunOutputs(staging)).
+ */
+export async function writeRunOutputs(out: string, staging: string, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
+  let table = "";
+  const files = await writeStaged(
+    out,
+    async (dir) => {
+      const written = await outputs.finish(figures);
+      table = written.table;
+      const logPath = join(dir, INPUT_LOG_FILE);
+      inputLog.write(logPath);
+      return [...written.files, logPath];
+    },
+    { files: OUT_FILES, staging },
+  );
+  return { table, files };
 }

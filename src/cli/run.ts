@@ -20,10 +20,12 @@
  * A scenario with `marketData` has a recorded market instead of agents: it
  * runs the replay backtest (src/backtest/run.ts), `--seed` seeding its
  * latencies, `--duration` bounding the replayed seconds, and `--out`
- * writing fills.arrow and summary.json.
+ * writing fills.arrow and summary.json (checked before the run and staged
+ * the same way). Its strategy's params are refused, if bad, when the
+ * scenario is checked: before the recording is read.
  */
-import { basename, join } from "node:path";
-import { formatReplaySummary, runReplayScenario, writeReplayOutputs, type ReplayRun } from "../backtest/run.ts";
+import { basename } from "node:path";
+import { formatReplaySummary, REPLAY_OUTPUT_FILES, runReplayScenario, writeReplayOutputs, type ReplayRun } from "../backtest/run.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
@@ -32,7 +34,7 @@ import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
-import { checkOutDir, STAGING_PREFIX, writeRunOutputs } from "./run-out.ts";
+import { checkOutDir, stagingDir, writeRunOutputs, writeStaged } from "./run-out.ts";
 
 export interface RunCommandOptions {
   seed?: string;
@@ -83,7 +85,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   if (options.out !== undefined) checkOutDir(options.out);
   const bar = options.progress === false ? undefined : progressBar();
   // The files are written into a staging directory inside --out, then moved (writeRunOutputs).
-  const staging = options.out === undefined ? undefined : join(options.out, `${STAGING_PREFIX}${process.pid}`);
+  const staging = options.out === undefined ? undefined : stagingDir(options.out);
   const outputs = staging === undefined ? undefined : createRunOutputs(staging);
   const summary = outputs?.summary ?? new RunSummaryObserver();
   const inputLog = options.out === undefined ? undefined : new InputLogRecorder();
@@ -111,18 +113,21 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   return figures;
 }
 
-/** A scenario whose market is a recording: the replay backtest (src/backtest/run.ts). */
-function replayRunCommand(scenario: Scenario, options: RunCommandOptions): ReplayRun {
-  if (options.out !== undefined) checkOutDir(options.out, []);
+/**
+ * A scenario whose market is a recording: the replay backtest
+ * (src/backtest/run.ts). Its --out is checked before the run, and its files
+ * are written through a staging directory, summary.json last, as a run
+ * with agents writes its own (src/cli/run-out.ts).
+ */
+async function replayRunCommand(scenario: Scenario, options: RunCommandOptions): Promise<ReplayRun> {
+  if (options.out !== undefined) checkOutDir(options.out, REPLAY_OUTPUT_FILES);
   const run = runReplayScenario(scenario, {
     ...(options.seed === undefined ? {} : { seed: parseSeed(options.seed) }),
     ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),
   });
   console.log(`shadowbook run ${scenario.name} (seed ${run.result.seed}, replay of recorded market data)`);
   console.log(formatReplaySummary(run));
-  if (options.out !== undefined) {
-    const files = writeReplayOutputs(options.out, run);
-    console.log(`wrote ${files.length} files to ${options.out}: ${files.map((file) => basename(file)).join(", ")}`);
-  }
+  const files = options.out === undefined ? undefined : await writeStaged(options.out, (staging) => writeReplayOutputs(staging, run), { files: REPLAY_OUTPUT_FILES });
+  if (files !== undefined) console.log(`wrote ${files.length} files to ${options.out}: ${files.map((file) => basename(file)).join(", ")}`);
   return run;
 }

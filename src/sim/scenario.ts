@@ -120,10 +120,44 @@ export type QueueSplit =
 /** The queue-position model of a replay backtest (src/backtest/queue.ts). */
 export type QueueSettings = { readonly model: "riskAverse" } | { readonly model: "probabilistic"; readonly split: QueueSplit };
 
-/** A replay strategy program (src/backtest/strategy.ts, defineReplayStrategy); its type is erased here. */
+/**
+ * A replay strategy program (src/backtest/strategy.ts, defineReplayStrategy); its type is erased here.
+ * checkScenario also calls its `checkParams` hook, if it has one (replayParamsProblem).
+ */
 export interface ReplayStrategyRef {
   readonly kind: "replay-strategy";
   readonly name: string;
+}
+
+/** The fields of a replay strategy that replayParamsProblem reads (their types are erased in ReplayStrategyRef). */
+interface ParamsCheckedStrategy {
+  readonly defaults?: unknown;
+  readonly checkParams?: unknown;
+}
+
+/**
+ * Why a replay strategy cannot run with `params` (a scenario's
+ * marketData.params, laid over the strategy's defaults), or null: what its
+ * `checkParams` hook returns (`<field> "<value>" <rule>`, the field within
+ * the params), as `params.<field> "<value>" <rule>`. A strategy without the
+ * hook takes any params here (its init may still refuse them). A hook that
+ * throws refuses the params with its message. checkScenario calls this (so
+ * `shadowbook run` refuses bad params before it reads the recording), and so
+ * do runReplayScenario and runReplay (src/backtest), for callers that skip
+ * checkScenario.
+ */
+export function replayParamsProblem(strategy: ReplayStrategyRef, params?: Readonly<Record<string, unknown>>): string | null {
+  const { defaults, checkParams } = strategy as ReplayStrategyRef & ParamsCheckedStrategy;
+  if (checkParams === undefined) return null;
+  if (typeof checkParams !== "function") return `strategy.checkParams of "${strategy.name}" must be a function (params) => problem or null`;
+  let problem: unknown;
+  try {
+    problem = (checkParams as (params: unknown) => unknown).call(strategy, { ...(defaults as object | undefined), ...params });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `params were refused by the checkParams of "${strategy.name}", which threw: ${message}`;
+  }
+  return problem === null || problem === undefined ? null : `params.${String(problem)}`;
 }
 
 /**
@@ -143,6 +177,7 @@ export interface MarketDataSettings {
   /** Where a trade moves the queues: at its match time (default) or when its execution frame was received. */
   readonly tradeTiming?: "match" | "publication";
   readonly strategy: ReplayStrategyRef;
+  /** The strategy's parameters over its defaults; checked by its checkParams hook, if any, before the recording is read. */
   readonly params?: Readonly<Record<string, unknown>>;
   /** The strategy's latencies (default: DEFAULT_AGENT_LATENCY). */
   readonly latency?: Partial<AgentLatency>;
@@ -410,6 +445,9 @@ function checkMarketData(scenario: Scenario, fail: Fail): void {
   if (data.impact !== undefined && typeof data.impact !== "boolean") fail(`marketData.impact "${data.impact}" must be true or false`);
   if (data.tradeTiming !== undefined && data.tradeTiming !== "match" && data.tradeTiming !== "publication") fail(`marketData.tradeTiming "${data.tradeTiming}" must be match or publication`);
   if (data.strategy?.kind !== "replay-strategy") fail(`marketData.strategy must be a replay strategy (defineReplayStrategy)`);
+  if (data.params !== undefined && !isObject(data.params)) fail(`marketData.params must be an object of the strategy's parameters`);
+  const params = replayParamsProblem(data.strategy, data.params);
+  if (params !== null) fail(`marketData.${params}`);
   for (const name of ["makerRate", "takerRate"] as const) {
     const rate = data.fees?.[name];
     if (data.fees !== undefined && (typeof rate !== "string" || !RATE_PATTERN.test(rate) || !(Math.abs(Number(rate)) < 1))) fail(`marketData.fees.${name} "${rate}" must be a decimal string between -1 and 1 (negative: a rebate)`);

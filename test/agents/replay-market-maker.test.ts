@@ -24,7 +24,17 @@ describe("replay market maker parameters", () => {
     [{ maxPositionNotional: -1 }, 'params.maxPositionNotional "-1" must be a finite number >= 0'],
     [{ refreshMicros: 0 }, 'params.refreshMicros "0" must be a positive integer'],
     [{ requoteTicks: -1 }, 'params.requoteTicks "-1" must be a finite number >= 0'],
-  ])("refuses %j, naming the parameter and the rule", (params, message) => {
+    [{ symbols: "ETHRUSDPERP" }, 'params.symbols "ETHRUSDPERP" must be a list of market symbols'],
+  ])("refuses %j, naming the parameter and the rule (checkParams, and init called directly)", (params, message) => {
+    const merged = { ...replayMarketMaker.defaults, ...params } as ReplayMarketMakerParams;
+    // The hook names the field within params; checkScenario prefixes it with marketData.
+    expect(replayMarketMaker.checkParams?.(merged)).toBe(message.slice("params.".length));
+    // A library user calling init without checkScenario gets the same refusal.
     expect(init(params)).toThrow(`replay-market-maker ${message}`);
+  });
+
+  it("checkParams passes what init accepts", () => {
+    expect(replayMarketMaker.checkParams?.(replayMarketMaker.defaults)).toBeNull();
+    expect(replayMarketMaker.checkParams?.({ ...replayMarketMaker.defaults, symbols: ["ETHRUSDPERP"], quoteLots: 2, maxPositionLots: 0, edgeTicks: -1 })).toBeNull();
   });
 });

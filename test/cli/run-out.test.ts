@@ -3,17 +3,36 @@
  * refused before the run; the files are staged inside --out and moved into
  * place once all are written, summary.json and report.html last, so a run
  * whose files cannot all be written leaves no report of a finished run.
+ * Both kinds of run: with agents, and a replay of recorded market data
+ * (scenarios/replay-market-maker.ts over data/default-sample.arrow).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { checkOutDir, writeRunOutputs } from "../../src/cli/run-out.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { DATA_DIR } from "../../src/backtest/run.ts";
+import { checkOutDir, STAGING_PREFIX, writeRunOutputs, writeStaged } from "../../src/cli/run-out.ts";
 import { runCommand } from "../../src/cli/run.ts";
 import type { InputLogRecorder } from "../../src/record/input-log.ts";
 import { RUN_OUTPUT_FILES } from "../../src/record/run-outputs.ts";
 import type { RunOutputs } from "../../src/report/write-run.ts";
 import type { RunFigures } from "../../src/sim/runner.ts";
+
+/** While `suffix` is set, a write of a file whose path ends with it writes half its bytes and fails as a full disk does. */
+const failing = vi.hoisted(() => ({ suffix: undefined as string | undefined }));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs")>();
+  const writeFileSync = ((path: Parameters<typeof fs.writeFileSync>[0], data: string | NodeJS.ArrayBufferView, ...rest: unknown[]) => {
+    if (failing.suffix !== undefined && String(path).endsWith(failing.suffix)) {
+      const bytes = typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      fs.writeFileSync(path, bytes.subarray(0, bytes.length >> 1));
+      throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: "ENOSPC" });
+    }
+    return (fs.writeFileSync as (...args: unknown[]) => void)(path, data, ...rest);
+  }) as typeof fs.writeFileSync;
+  return { ...fs, default: { ...fs, writeFileSync }, writeFileSync };
+});
 
 let dir: string;
 
@@ -24,6 +43,10 @@ beforeAll(() => {
 
 afterAll(() => {
   vi.restoreAllMocks();
+});
+
+afterEach(() => {
+  failing.suffix = undefined;
 });
 
 describe("checkOutDir", () => {
@@ -100,6 +123,69 @@ describe("writeRunOutputs", () => {
     await expect(writeRunOutputs(out, staging, fakeOutputs(staging, true), inputLog(() => {}), figures)).rejects.toThrow("the report could not be rendered");
     expect(readdirSync(out)).toEqual(["summary.json"]);
     expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("a previous run's summary\n");
+  });
+});
+
+describe("writeStaged", () => {
+  it("moves what the writer staged into --out in its order, summary.json and report.html last, and removes the staging directory", async () => {
+    const out = join(dir, "staged");
+    const files = await writeStaged(out, (staging) => {
+      mkdirSync(staging, { recursive: true });
+      return ["summary.json", "fills.arrow", "notes.txt"].map((name) => {
+        writeFileSync(join(staging, name), `${name}\n`);
+        return join(staging, name);
+      });
+    }, { files: ["fills.arrow", "summary.json", "notes.txt"] });
+    expect(files).toEqual(["fills.arrow", "notes.txt", "summary.json"].map((name) => join(out, name)));
+    expect(readdirSync(out).sort()).toEqual(["fills.arrow", "notes.txt", "summary.json"]);
+    expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("summary.json\n");
+  });
+
+  it("checks --out again with the files given before writing", async () => {
+    const out = join(dir, "staged-blocked");
+    mkdirSync(join(out, "fills.arrow"), { recursive: true });
+    const write = vi.fn(() => []);
+    await expect(writeStaged(out, write, { files: ["fills.arrow"] })).rejects.toThrow(`--out "${out}": fills.arrow there is a directory, not a file the run can write`);
+    expect(write).not.toHaveBeenCalled();
+  });
+});
+
+const sample = join(DATA_DIR, "default-sample.arrow");
+
+describe.skipIf(!existsSync(sample))("run --out of a replay of recorded market data", () => {
+  const printed = (): string => vi.mocked(console.log).mock.calls.map((call) => String(call[0])).join("\n");
+
+  it.each(["summary.json", "fills.arrow"])("refuses an --out whose %s is a directory before the run, writing nothing", async (name) => {
+    const out = join(dir, `md-blocked-${name}`);
+    mkdirSync(join(out, name), { recursive: true });
+    vi.mocked(console.log).mockClear();
+    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(`--out "${out}": ${name} there is a directory, not a file the run can write`);
+    expect(readdirSync(out)).toEqual([name]);
+    expect(printed()).not.toContain("shadowbook run replay-market-maker");
+  });
+
+  it("writes fills.arrow and summary.json, and nothing else", async () => {
+    const out = join(dir, "md", "written");
+    await runCommand("replay-market-maker", { out, progress: false, duration: "2" });
+    expect(readdirSync(out).sort()).toEqual(["fills.arrow", "summary.json"]);
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toMatchObject({ kind: "replay", scenario: "replay-market-maker" });
+  });
+
+  it("a write of summary.json that fails half-way leaves no summary.json, no staging directory and no --out it created", async () => {
+    const out = join(dir, "md-full-disk");
+    failing.suffix = "summary.json";
+    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("the same failure in an --out that existed leaves its files as they were, and no half summary.json", async () => {
+    const out = join(dir, "md-full-disk-existing");
+    mkdirSync(out);
+    writeFileSync(join(out, "notes.txt"), "kept\n");
+    failing.suffix = "summary.json";
+    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(readdirSync(out)).toEqual(["notes.txt"]);
+    expect(readdirSync(out).some((name) => name.startsWith(STAGING_PREFIX))).toBe(false);
   });
 });
 

@@ -1,10 +1,18 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { replayMarketMaker } from "../../agents/replay-market-maker.ts";
+import { riskAverseQueue } from "../../src/backtest/queue.ts";
+import { memoryRecording } from "../../src/backtest/recording.ts";
+import { runReplay } from "../../src/backtest/replay.ts";
+import { runReplayScenario } from "../../src/backtest/run.ts";
+import { defineReplayStrategy } from "../../src/backtest/strategy.ts";
+import { decodeRecording } from "../../src/backtest/tape.ts";
 import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
 import { defineAgent } from "../../src/sim/agent.ts";
-import { checkScenario, defineScenario, MAX_RUN_SECONDS, MAX_START_MS, numberProblem, ScenarioError, type Scenario } from "../../src/sim/scenario.ts";
+import { checkScenario, defineScenario, MAX_RUN_SECONDS, MAX_START_MS, numberProblem, replayParamsProblem, ScenarioError, type Scenario } from "../../src/sim/scenario.ts";
 import { loadScenario } from "../../src/sim/scenario-loader.ts";
 import { exchangeConfigOf, SimRun } from "../../src/sim/run.ts";
 
@@ -172,5 +180,104 @@ describe("exchangeConfigOf", () => {
     expect(config.chain).toMatchObject({ blockIntervalMicros: 250_000, bustProbability: 0.02 });
     expect(config.gateway.verifySignatures).toBe(false);
     expect(exchangeConfigOf(base, "signed").gateway.verifySignatures).toBe(true);
+  });
+});
+
+/** A replay strategy whose checkParams requires a positive `size` (default 1) and records what it was given. */
+const seen: unknown[] = [];
+const sized = defineReplayStrategy<{ size: number; label: string }, null>({
+  name: "sized",
+  defaults: { size: 1, label: "default" },
+  checkParams(params) {
+    seen.push(params);
+    return params.size > 0 ? null : `size "${params.size}" must be greater than 0`;
+  },
+  init: () => null,
+});
+const unchecked = defineReplayStrategy<{ size: number }, null>({ name: "unchecked", defaults: { size: 1 }, init: () => null });
+const replay = (marketData: Record<string, unknown>) =>
+  ({ ...base, prices: [], agents: [], marketData: { recording: "no-such-recording.arrow", strategy: replayMarketMaker, ...marketData } }) as unknown as Scenario;
+
+describe("checkScenario: a replay strategy's params (its checkParams hook)", () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ["a negative quote notional", { params: { quoteNotional: -5 } }, 'marketData.params.quoteNotional "-5" must be a finite number > 0'],
+    ["a fractional refresh interval", { params: { refreshMicros: 0.5 } }, 'marketData.params.refreshMicros "0.5" must be a positive integer'],
+    ["a text edge", { params: { edgeTicks: "wide" } }, 'marketData.params.edgeTicks "wide" must be an integer'],
+    ["symbols as one string", { params: { symbols: "ETHRUSDPERP" } }, 'marketData.params.symbols "ETHRUSDPERP" must be a list of market symbols'],
+    ["params that are no object", { params: "fast" }, "marketData.params must be an object of the strategy's parameters"],
+    ["params that are an array", { params: [1] }, "marketData.params must be an object of the strategy's parameters"],
+  ])("refuses %s, naming the field under marketData.params", (_what, marketData, message) => {
+    expect(() => checkScenario(replay(marketData))).toThrow(new ScenarioError(`scenario "ok": ${message}`));
+  });
+
+  it("lays the params over the strategy's defaults before checking them", () => {
+    seen.length = 0;
+    expect(() => checkScenario(replay({ strategy: sized, params: { label: "mine" } }))).not.toThrow();
+    expect(seen).toEqual([{ size: 1, label: "mine" }]);
+    expect(() => checkScenario(replay({ strategy: sized, params: { size: 0 } }))).toThrow(new ScenarioError('scenario "ok": marketData.params.size "0" must be greater than 0'));
+  });
+
+  it("accepts the shipped scenario's params, and any params of a strategy without the hook", () => {
+    expect(() => checkScenario(replay({ params: { quoteNotional: 3_000, maxPositionNotional: 30_000, refreshMicros: 2_000_000, requoteTicks: 1 } }))).not.toThrow();
+    expect(() => checkScenario(replay({ strategy: unchecked, params: { size: -1 } }))).not.toThrow();
+  });
+
+  it("refuses params a hook throws at, with its message, and a hook that is no function", () => {
+    const throwing = { ...unchecked, checkParams: () => { throw new Error("size is out of range"); } };
+    expect(() => checkScenario(replay({ strategy: throwing }))).toThrow(
+      new ScenarioError('scenario "ok": marketData.params were refused by the checkParams of "unchecked", which threw: size is out of range'),
+    );
+    const broken = { ...unchecked, checkParams: "size > 0" };
+    expect(() => checkScenario(replay({ strategy: broken }))).toThrow(new ScenarioError('scenario "ok": marketData.strategy.checkParams of "unchecked" must be a function (params) => problem or null'));
+    expect(() => defineReplayStrategy({ ...unchecked, checkParams: "size > 0" as never })).toThrow('replay strategy "unchecked" checkParams must be a function (params) => problem or null');
+  });
+
+  it("names the field within params (replayParamsProblem), or null", () => {
+    expect(replayParamsProblem(sized, { size: -2 })).toBe('params.size "-2" must be greater than 0');
+    expect(replayParamsProblem(sized, undefined)).toBeNull();
+    expect(replayParamsProblem(unchecked, { size: -2 })).toBeNull();
+  });
+});
+
+/**
+ * The order of the refusals: a replay scenario's params are checked with
+ * the scenario, before its recording is read, so bad params are refused
+ * even when the recording does not exist (and no recording is decoded for
+ * a run that cannot start).
+ */
+describe("a replay strategy's params are refused before the recording is read", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shadowbook-replay-params-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const url = (path: string) => JSON.stringify(pathToFileURL(join(import.meta.dirname, "..", "..", path)).href);
+  const scenarioFile = (name: string, params: string) => {
+    const file = join(dir, `${name}.ts`);
+    writeFileSync(
+      file,
+      `import { replayMarketMaker } from ${url("agents/replay-market-maker.ts")};
+import { defineScenario } from ${url("src/sim/scenario.ts")};
+export default defineScenario({ name: "${name}", description: "", seed: 1, durationSeconds: 5, prices: [], agents: [],
+  marketData: { recording: "no-such-recording.arrow", strategy: replayMarketMaker, params: ${params} } });
+`,
+    );
+    return file;
+  };
+
+  it("loadScenario refuses the params of a scenario whose recording does not exist", async () => {
+    await expect(loadScenario(scenarioFile("bad-params", "{ quoteNotional: -5 }"))).rejects.toThrow('scenario "bad-params": marketData.params.quoteNotional "-5" must be a finite number > 0');
+    // With good params, the same scenario loads: the missing recording is found only when the run reads it.
+    const loaded = await loadScenario(scenarioFile("good-params", "{ quoteNotional: 5 }"));
+    expect(() => runReplayScenario(loaded.scenario, { durationSeconds: 1 })).toThrow(/no-such-recording\.arrow/);
+  });
+
+  it("runReplayScenario checks them before reading, for a caller that skipped checkScenario", () => {
+    expect(() => runReplayScenario(replay({ params: { quoteNotional: -5 } }))).toThrow(new ScenarioError('scenario "ok": marketData.params.quoteNotional "-5" must be a finite number > 0'));
+  });
+
+  it("runReplay checks them before init, for a caller that skipped both", () => {
+    const decoded = decodeRecording(memoryRecording([]), { grids: [{ symbol: "TESTPERP", tickSize: "1", qtyStepSize: "1" }] });
+    seen.length = 0;
+    expect(() => runReplay(decoded, { seed: 1, queue: riskAverseQueue, strategy: sized, params: { size: -1 } })).toThrow('replay strategy "sized": params.size "-1" must be greater than 0');
+    expect(seen).toEqual([{ size: -1, label: "default" }]);
+    expect(() => runReplay(decoded, { seed: 1, queue: riskAverseQueue, strategy: sized, params: { size: 2 } })).not.toThrow();
   });
 });
