@@ -25,14 +25,16 @@
  *      cases edit);
  *   B  files for `replay` (made from A's log between A and B), then a good
  *      replay and a good run;
- *   H  the inputs that hang today (each is killed after its time limit and
+ *   H  the inputs that once hung (each is killed after its time limit and
  *      the batch goes on in a fresh child), run in parallel with A and B.
  * Real processes check what a batch cannot: a `serve` refusal through
  * spawnServe (compared with the batch's answer for the same arguments), a
  * server that a huge --signer-threads makes unresponsive, and a good run at
  * the end (same fingerprint as in the batch).
  *
- * Cases marked DEFECT fail today; each comment says what happens now.
+ * Cases marked "Was:" failed when the suite was written (2026-11-21, all
+ * fixed since); the comment says what the CLI did then, so that a
+ * regression is recognised.
  */
 import type { ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -404,12 +406,12 @@ function flagCases(busyPort: number): HostileCase[] {
     { id: "fuzz: --invariant-every 0", args: ["fuzz", ok, "--seeds", "1", "--workers", "1", "--invariant-every", "0"], refusal: { field: /--invariant-every/, rule: /positive integer/ } },
     // serve
     ...["abc", "-1", "1.5"].map((port): HostileCase => ({ id: `serve: --port ${port}`, args: ["serve", "--clock", "manual", "--port", port], refusal: { field: /--port/, rule: /integer/ } })),
-    // DEFECT: Node's own "options.port should be >= 0 and < 65536. Received type number (65536)." (no --port).
+    // Was: Node's own "options.port should be >= 0 and < 65536. Received type number (65536)." (no --port).
     { id: "serve: --port 65536", args: ["serve", "--clock", "manual", "--port", "65536"], refusal: { field: /--port/, rule: /65535|65536/ } },
     { id: "serve: --port 99999", args: ["serve", "--clock", "manual", "--port", "99999"], refusal: { field: /--port/, rule: /65535|65536/ } },
     ...["0", "-1", "abc"].map((speed): HostileCase => ({ id: `serve: --speed ${speed}`, args: serveArgs("--clock", "wall", "--speed", speed), refusal: { field: /--speed/, rule: /positive number/ } })),
     ...["abc", "-5", "1.5", "99999999999999999"].map((start): HostileCase => ({ id: `serve: --start ${start}`, args: serveArgs("--start", start), refusal: { field: /--start/, rule: /integer/ } })),
-    // DEFECT: "milliseconds must be a safe integer of microseconds, got 9007199254740991000" (no --start).
+    // Was: "milliseconds must be a safe integer of microseconds, got 9007199254740991000" (no --start).
     { id: "serve: --start beyond the microsecond range", args: serveArgs("--start", "9007199254740991"), refusal: { field: /--start/, rule: /safe|at most|beyond|range/ } },
     ...["-1", "abc", "1.5"].map((limit): HostileCase => ({ id: `serve: --edge-limit ${limit}`, args: serveArgs("--edge-limit", limit), refusal: { field: /--edge-limit/, rule: /whole number/ } })),
     ...["-1", "abc"].map((bytes): HostileCase => ({ id: `serve: --slow-consumer-bytes ${bytes}`, args: serveArgs("--slow-consumer-bytes", bytes), refusal: { field: /--slow-consumer-bytes/, rule: /integer of at least 0/ } })),
@@ -424,11 +426,11 @@ function flagCases(busyPort: number): HostileCase[] {
     { id: "serve: --seed abc with --record", args: serveArgs("--record", join(TMP, "record-seed"), "--seed", "abc"), refusal: { field: /--seed "abc"/, rule: /integer/ } },
     { id: "serve: --seed 007 with --record", args: serveArgs("--record", join(TMP, "record-seed"), "--seed", "007"), refusal: { field: /--seed "007"/, rule: /without leading zeros/ } },
     { id: "serve: --seed abc with a scenario", args: serveArgs(ok, "--seed", "abc"), refusal: { field: /--seed "abc"/, rule: /integer/ } },
-    // DEFECT: "getaddrinfo ENOTFOUND not a host" (no --host, no rule).
+    // Was: "getaddrinfo ENOTFOUND not a host" (no --host, no rule).
     { id: "serve: --host not a host", args: serveArgs("--host", "not a host"), refusal: { field: /--host/, rule: /address|host name|resolve/ } },
     // The port is taken (by this test): Node's "listen EADDRINUSE: address already in use 127.0.0.1:PORT" is clear.
     { id: "serve: --port in use, --record", args: ["serve", "--clock", "manual", "--port", String(busyPort), "--record", join(TMP, "record-busy-port")], refusal: { field: new RegExp(`:${busyPort}\\b|--port`), rule: /in use/ } },
-    // DEFECT (message, and the --record log: see its own test).
+    // Was (message, and the --record log: see its own test).
     { id: "serve: --port 65536, --record", args: ["serve", "--clock", "manual", "--port", "65536", "--record", join(TMP, "record-bad-port")], refusal: { field: /--port/, rule: /65535|65536/ } },
     // record
     ...["abc", "-1", "0"].map((duration): HostileCase => ({ id: `record: --duration ${duration}`, args: ["record", "--url", "ws://127.0.0.1:1/ws", "--channels", "a", "--out", file("r.arrow"), "--duration", duration], refusal: { field: /--duration/, rule: positiveSeconds } })),
@@ -444,7 +446,7 @@ function flagCases(busyPort: number): HostileCase[] {
     // Unwritable even for root (this suite may run as root, for whom a chmod'ed directory is writable).
     { id: "run: --out unwritable", args: ["run", ok, NO_PROGRESS, "--out", "/sys/shadowbook-hostile-out"], refusal: { field: /\/sys\/shadowbook-hostile-out/, rule: /permission|not permitted|read-only/i } },
     { id: "run: --out empty", args: ["run", ok, NO_PROGRESS, "--out", ""], refusal: { field: /--out|''|""/, rule: /empty|no such file|directory/ } },
-    // DEFECT (half-written: see its own test). The message (EISDIR with the path) is clear.
+    // Was (half-written: see its own test). The message (EISDIR with the path) is clear.
     { id: "run: --out where inputs.arrow cannot be written", args: ["run", ok, NO_PROGRESS, "--out", join(TMP, "out-half")], refusal: { field: /out-half/, rule: /directory/ } },
     { id: "run: --out with a flag refused", args: ["run", ok, NO_PROGRESS, "--out", join(TMP, "out-flag"), "--invariant-every", "2"], refusal: { field: /--invariant-every/, rule: /needs the invariants/ } },
     // Refused a second into the run (after --out was created): the timeline's deposit to an account that does not exist.
@@ -474,7 +476,7 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   feeNegative: { field: /takerFee "-0\.1"/, rule: /must not be negative/ },
   feeText: { field: /takerFee "abc"/, rule: /decimal/ },
   feeNoRegularTier: { field: /REGULAR fee tier/, rule: /volume30d 0/ },
-  // DEFECT: tierType "GOLD" gives "there must be a REGULAR fee tier with volume30d 0 (the default tier)" (names neither tierType nor "GOLD").
+  // Was: tierType "GOLD" gives "there must be a REGULAR fee tier with volume30d 0 (the default tier)" (names neither tierType nor "GOLD").
   feeTierType: { field: /tierType|"GOLD"/, rule: /REGULAR or VIP|REGULAR, VIP|one of/ },
   poolFeeShare: { field: /poolFeeShare "1\.5"/, rule: /fraction at most 1/ },
   depositNegative: { field: /deposits\.rUSD "-100"/, rule: /unsigned decimal|negative/ },
@@ -487,15 +489,15 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   volatilityNaN: { field: /prices\[0\]\.hourlyVolatility "NaN"/, rule: />= 0/ },
   feedStartZero: { field: /prices\[0\]\.start "0"/, rule: /greater than 0/ },
   feedStepZero: { field: /prices\[0\]\.stepMs "0"/, rule: /positive integer/ },
-  // DEFECT: accepted (a negative Poisson rate), the run succeeds.
+  // Was: accepted (a negative Poisson rate), the run succeeds.
   jumpsRateNegative: { field: /perHour/, rule: />= 0|non-negative|not be negative|positive/ },
-  // DEFECT: accepted (a negative standard deviation), the run succeeds.
+  // Was: accepted (a negative standard deviation), the run succeeds.
   jumpsSdNegative: { field: /jumps\.sd|\bsd\b/, rule: />= 0|non-negative|not be negative|positive/ },
-  // DEFECT: "toFixed() digits argument must be between 0 and 100" (a RangeError of Number.toFixed; no field).
+  // Was: "toFixed() digits argument must be between 0 and 100" (a RangeError of Number.toFixed; no field).
   feedDecimalsNegative: { field: /prices\[0\]\.decimals/, rule: /integer|>= 0|non-negative|between/ },
   // Clear, though its index is the oracle's price list, not the scenario's prices[2].
   feedUnknownAsset: { field: /"DOGE"/, rule: /not a configured asset/ },
-  // DEFECT: model "brownian" gives "prices: the path file "undefined" of WETH was not loaded".
+  // Was: model "brownian" gives "prices: the path file "undefined" of WETH was not loaded".
   feedUnknownModel: { field: /prices\[0\]\.model|"brownian"/, rule: /gbm or path|gbm, path|one of/ },
   feedTwice: { field: /prices\[2\]\.asset "WETH"/, rule: /two feeds/ },
   pathMissing: { field: /"no-such-path\.csv"/, rule: /is not in data\// },
@@ -503,13 +505,13 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   pathEmpty: { field: /empty\.csv/, rule: /no points/ },
   pathNegativePrice: { field: /negative-price\.csv:3/, rule: /must be a positive number/ },
   pathUnsorted: { field: /unsorted\.csv:3/, rule: /must increase/ },
-  // DEFECT: "EISDIR: illegal operation on a directory, read" (no path).
+  // Was: "EISDIR: illegal operation on a directory, read" (no path).
   pathDirectory: { field: /a-directory/, rule: /directory|not a file/ },
-  // DEFECT: "Cannot read properties of undefined (reading 'kind')".
+  // Was: "Cannot read properties of undefined (reading 'kind')".
   agentUndefined: { field: /agents\[0\]|agent "mm"|"mm"/, rule: /agent program|defineAgent|must be an agent|not an agent/ },
-  // DEFECT: "agent "mm" failed in start at virtual time ...: TypeError: definition.start is not a function", then its stack (10 frames).
+  // Was: "agent "mm" failed in start at virtual time ...: TypeError: definition.start is not a function", then its stack (10 frames).
   agentNotAProgram: { field: /agents\[0\]|agent "mm"|"mm"/, rule: /agent program|defineAgent|must be an agent|not an agent/ },
-  // DEFECT: the agent's own RangeError is clear about its parameter (its name is allowed here), but AgentFailedError
+  // Was: the agent's own RangeError is clear about its parameter (its name is allowed here), but AgentFailedError
   // puts the cause's whole stack in its message, so stderr carries 10 "    at ..." frames (agents/lib/grid.ts ...
   // src/cli/main.ts). The same for every agent that refuses its parameters.
   agentUnknownSymbol: { field: /symbol "NOPEPERP"/, rule: /not one of the run's markets/, allowErrorName: true },
@@ -517,7 +519,7 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   agentRateText: { field: /ratePerSecond "fast"/, rule: /must be > 0/, allowErrorName: true },
   agentNameTwice: { field: /agents\[1\]\.name "mm"/, rule: /used twice/ },
   agentNameSpace: { field: /agents\[0\]\.name "my agent"/, rule: /letters, digits/ },
-  // DEFECT: "scenario.agents.forEach is not a function".
+  // Was: "scenario.agents.forEach is not a function".
   agentsNotAnArray: { field: /agents/, rule: /array|list/ },
   latencyNegative: { field: /latency\.orderEntry\.micros "-5"/, rule: />= 0/ },
   latencyUniformInverted: { field: /latency\.responses\.maxMicros "10"/, rule: />= minMicros/ },
@@ -533,18 +535,18 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   blockIntervalNaN: { field: /blockInterval/, rule: /must be positive/ },
   blockJitterNegative: { field: /blockJitter/, rule: /must be in \[0/ },
   settlementLatencyInverted: { field: /settlementLatencyMax/, rule: /at least the minimum/ },
-  // DEFECT: accepted (an unknown fault in the timeline is ignored), the run succeeds.
+  // Was: accepted (an unknown fault in the timeline is ignored), the run succeeds.
   faultUnknown: { field: /timeline\[0\]|"meteor"/, rule: /not one of|unknown|must be/ },
-  // DEFECT: accepted (a negative fault duration), the run succeeds.
+  // Was: accepted (a negative fault duration), the run succeeds.
   faultDurationNegative: { field: /durationMs/, rule: />= 0|non-negative|not be negative|positive/ },
   faultBustProbability: { field: /bustProbability/, rule: /\[0, 1\]/ },
   timelineNegative: { field: /timeline\[0\]\.atSeconds "-1"/, rule: />= 0/ },
   timelineUnknownAccount: { field: /timeline\[0\]/, rule: /accountId 999 does not exist/ },
-  // DEFECT: admin action "nuke" gives "Cannot read properties of undefined (reading 'ok')".
+  // Was: admin action "nuke" gives "Cannot read properties of undefined (reading 'ok')".
   timelineUnknownAction: { field: /timeline\[0\]|"nuke"/, rule: /not one of|unknown|must be/ },
-  // DEFECT: an entry with neither admin nor fault gives "Cannot read properties of undefined (reading 'fault')".
+  // Was: an entry with neither admin nor fault gives "Cannot read properties of undefined (reading 'fault')".
   timelineNeither: { field: /timeline\[0\]/, rule: /admin or (a )?fault|needs|must/ },
-  // DEFECT: accepted (a negative IOC price band), the run succeeds.
+  // Was: accepted (a negative IOC price band), the run succeeds.
   gatewayBandNegative: { field: /iocPriceBandBps/, rule: />= 0|non-negative|not be negative|positive/ },
   engineRestingNegative: { field: /maxRestingOrdersPerMarket/, rule: /non-negative integer/ },
   engineBandText: { field: /triggerBandBps/, rule: /non-negative integer/ },
@@ -555,36 +557,36 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   seedNegative: { field: /seed "-1"/, rule: /non-negative integer/ },
   nameBad: { field: /name/, rule: /lowercase letters, digits and dashes/ },
   startNegative: { field: /startMs "-1"/, rule: /non-negative integer/ },
-  // DEFECT: "event time must be a safe integer of microseconds, got 9007199254840000" (no startMs).
+  // Was: "event time must be a safe integer of microseconds, got 9007199254840000" (no startMs).
   startHuge: { field: /startMs/, rule: /safe|at most|beyond|range/ },
-  // DEFECT: accepted (a negative standard deviation), the run succeeds.
+  // Was: accepted (a negative standard deviation), the run succeeds.
   basisSdNegative: { field: /oracleBasisSd/, rule: />= 0|non-negative|not be negative|positive/ },
-  // DEFECT: accepted; the summary prints "signatures maybe".
+  // Was: accepted; the summary prints "signatures maybe".
   signaturesUnknown: { field: /signatures "maybe"/, rule: /trusted or signed/ },
-  // DEFECT: "Cannot read properties of undefined (reading 'forEach')".
+  // Was: "Cannot read properties of undefined (reading 'forEach')".
   pricesMissing: { field: /prices/, rule: /array|list|required|missing/ },
-  // DEFECT: "Cannot read properties of undefined (reading 'name')".
+  // Was: "Cannot read properties of undefined (reading 'name')".
   scenarioUndefined: { field: /scenario|defineScenario/, rule: /object|must be|missing/ },
-  // DEFECT: the module's own message alone ("the module of this scenario failed at import"): which file failed is not said.
+  // Was: the module's own message alone ("the module of this scenario failed at import"): which file failed is not said.
   moduleThrows: { field: /moduleThrows\.ts/, rule: /failed at import/ },
   noDefaultExport: { field: /noDefaultExport\.ts/, rule: /must default-export a scenario/ },
   defaultExportNumber: { field: /defaultExportNumber\.ts/, rule: /must default-export a scenario/ },
   // Clear, on two lines (esbuild's "Transform failed with 1 error:", then file:line:column and the error).
   syntaxError: { field: /syntaxError\.ts:\d+:\d+/, rule: /ERROR: Expected/ },
   mdRecordingMissing: { field: /no-such-recording\.arrow/, rule: /no such file|not found|does not exist/ },
-  // DEFECT: "md recording is truncated before its schema ends" (no file; random bytes are not a truncated recording).
+  // Was: "md recording is truncated before its schema ends" (no file; random bytes are not a truncated recording).
   mdRecordingRandom: { field: /random\.bin/, rule: /not an md.recording|not an Arrow|not a recording/ },
-  // DEFECT: the same message, no file.
+  // Was: the same message, no file.
   mdRecordingEmpty: { field: /empty\.arrow/, rule: /empty|no schema|truncated/ },
-  // DEFECT: an input log (an Arrow file of another kind) gives the same "truncated before its schema ends", no file.
+  // Was: an input log (an Arrow file of another kind) gives the same "truncated before its schema ends", no file.
   mdRecordingInputLog: { field: /inputs\.arrow/, rule: /input-log|md-recording|not an md.recording|not a recording/ },
-  // DEFECT: "EISDIR: illegal operation on a directory, read" (no path).
+  // Was: "EISDIR: illegal operation on a directory, read" (no path).
   mdRecordingDirectory: { field: /a-directory/, rule: /directory|not a file/ },
   mdUnknownMarket: { field: /"NOPEPERP"/, rule: /no depth or executions in the recording/ },
   mdQueueModel: { field: /marketData\.queue\.model "fifo"/, rule: /riskAverse or probabilistic/ },
   mdFeesText: { field: /marketData\.fees\.makerRate "abc"/, rule: /decimal string between -1 and 1/ },
   mdStrategyNotAStrategy: { field: /marketData\.strategy/, rule: /replay strategy/ },
-  // DEFECT: accepted; the strategy quotes with a negative notional and the run succeeds.
+  // Was: accepted; the strategy quotes with a negative notional and the run succeeds.
   mdParamsNegative: { field: /quoteNotional/, rule: />= 0|non-negative|not be negative|positive|> 0/ },
   mdLatencyNegative: { field: /latency\.orderEntry\.micros "-1"/, rule: />= 0/ },
 };
@@ -607,14 +609,14 @@ function replayCases(): HostileCase[] {
   const truncated = (name: string): HostileCase => ({
     id: `replay: ${name}`,
     args: ["replay", log(name)],
-    // DEFECT: "Cannot read properties of null (reading 'fieldsLength')" (a TypeError from apache-arrow; no file).
+    // Was: "Cannot read properties of null (reading 'fieldsLength')" (a TypeError from apache-arrow; no file).
     refusal: { field: new RegExp(`${name}\\.arrow`), rule: /truncated|incomplete|cut short|corrupt|not an Arrow/ },
   });
   return [
     { id: "replay: missing file", args: ["replay", join(TMP, "no-such-inputs.arrow")], refusal: { field: /no-such-inputs\.arrow/, rule: /no such file|not found|does not exist/ } },
     { id: "replay: empty file", args: ["replay", file("empty.arrow")], refusal: { field: /empty\.arrow/, rule: /no Arrow schema|empty/ } },
     { id: "replay: random bytes", args: ["replay", file("random.bin")], refusal: { field: /random\.bin/, rule: /not an Arrow IPC stream or file/ } },
-    // DEFECT: "EISDIR: illegal operation on a directory, read" (no path).
+    // Was: "EISDIR: illegal operation on a directory, read" (no path).
     { id: "replay: a directory", args: ["replay", file("a-directory")], refusal: { field: /a-directory/, rule: /directory|not a file/ } },
     { id: "replay: a market-data recording", args: ["replay", join(ROOT, "data/default-sample.arrow")], refusal: { field: /default-sample\.arrow/, rule: /format "md-recording\/1" is not input-log\/1/ } },
     { id: "replay: an Arrow output that is not a log", args: ["replay", join(GOOD_OUT, "executions.arrow")], refusal: { field: /executions\.arrow/, rule: /not a shadowbook input log/ } },
@@ -623,19 +625,19 @@ function replayCases(): HostileCase[] {
     truncated("truncated-magic"),
     { id: "replay: metadata format edited", args: ["replay", log("format")], refusal: { field: /format\.arrow/, rule: /format "input-log\/99" is not input-log\/1/ } },
     { id: "replay: metadata scenario removed", args: ["replay", log("no-scenario")], refusal: { field: /no-scenario\.arrow/, rule: /"shadowbook\.scenario" is missing/ } },
-    // DEFECT: accepted: "scenario hostile, seed NaN, ... every fingerprint matched", status 0.
+    // Was: accepted: "scenario hostile, seed NaN, ... every fingerprint matched", status 0.
     { id: "replay: metadata seed not a number", args: ["replay", log("seed-text")], refusal: { field: /seed/, rule: /integer|number/ } },
-    // DEFECT: "event time is NaN" (no file, no field).
+    // Was: "event time is NaN" (no file, no field).
     { id: "replay: metadata startMicros not a number", args: ["replay", log("start-text")], refusal: { field: /startMicros/, rule: /integer|number/ } },
-    // DEFECT: "Expected property name or '}' in JSON at position 1" (JSON.parse's message; no file, no field).
+    // Was: "Expected property name or '}' in JSON at position 1" (JSON.parse's message; no file, no field).
     { id: "replay: metadata config not JSON", args: ["replay", log("config-not-json")], refusal: { field: /shadowbook\.config|config/, rule: /JSON/ } },
-    // DEFECT: "Cannot read properties of undefined (reading 'assets')".
+    // Was: "Cannot read properties of undefined (reading 'assets')".
     { id: "replay: metadata config empty", args: ["replay", log("config-empty")], refusal: { field: /config/, rule: /missing|must|risk/ } },
     // Clear: the config's own check (it does not say the field is in the log's metadata).
     { id: "replay: metadata config with tickSize 0", args: ["replay", log("config-tick-zero")], refusal: { field: /ETHRUSDPERP\.tickSize/, rule: /must be positive/ } },
-    // DEFECT: "Cannot read properties of null (reading 'get')".
+    // Was: "Cannot read properties of null (reading 'get')".
     { id: "replay: payload column removed", args: ["replay", log("no-payload")], refusal: { field: /payload/, rule: /missing|column/ } },
-    // DEFECT: "Unexpected token 'X', "X"kind":"r"... is not valid JSON" (no file, no step).
+    // Was: "Unexpected token 'X', "X"kind":"r"... is not valid JSON" (no file, no step).
     { id: "replay: a payload that is not JSON", args: ["replay", log("payload-not-json")], refusal: { field: /step \d+|payload/, rule: /JSON/ } },
     // The documented refusal: the first diverging step, on stdout, status 1.
     { id: "replay: a payload edited", args: ["replay", log("payload-edited")], refusal: { field: /step \d+/, rule: /DIVERGES/, onStdout: true } },
@@ -643,14 +645,14 @@ function replayCases(): HostileCase[] {
     until("-5"),
     until("99999999999999999999"),
     until("2026-13-45T99:99:99Z"),
-    // DEFECT: accepted: Date.parse reads it as 2026-03-02 and the state is written for that time.
+    // Was: accepted: Date.parse reads it as 2026-03-02 and the state is written for that time.
     until("2026-02-30T00:00:00Z"),
     { id: "replay: --state-out under a file", args: ["replay", good, "--until", "1767225601000", "--state-out", join(file("a-file"), "state.json")], refusal: { field: /a-file/, rule: /not a directory/ } },
     { id: "replay: --clock sundial", args: ["replay", good, "--serve", "--clock", "sundial"], refusal: { field: /--clock "sundial"/, rule: /manual or wall/ } },
-    // DEFECT (the state file: see its own test); the message is clear.
+    // Was (the state file: see its own test); the message is clear.
     { id: "replay --serve: --port abc", args: ["replay", join(TMP, "replay-port", "inputs.arrow"), "--serve", "--port", "abc"], refusal: { field: /--port "abc"/, rule: /integer within \[0, 65535\]/ } },
     { id: "replay --serve: --port 70000", args: ["replay", good, "--serve", "--port", "70000", "--state-out", join(TMP, "port-state.json")], refusal: { field: /--port "70000"/, rule: /integer within \[0, 65535\]/ } },
-    // DEFECT: "getaddrinfo ENOTFOUND not a host".
+    // Was: "getaddrinfo ENOTFOUND not a host".
     { id: "replay --serve: --host not a host", args: ["replay", good, "--serve", "--port", "0", "--host", "not a host", "--state-out", join(TMP, "host-state.json")], refusal: { field: /--host/, rule: /address|host name|resolve/ } },
   ];
 }
@@ -658,16 +660,16 @@ function replayCases(): HostileCase[] {
 const GOOD_REPLAY: HostileCase = { id: "good replay after the hostile ones", args: ["replay", GOOD_LOG], timeoutMs: 30_000 };
 const GOOD_RUN_B: HostileCase = { id: "good run after the hostile ones", args: ["run", ok, NO_PROGRESS], timeoutMs: 30_000 };
 
-/** Inputs that hang today: each is killed after its time limit (a warm refusal takes milliseconds). */
+/** Inputs that once hung: each is killed after its time limit (a warm refusal takes milliseconds). */
 const HANG_LIMIT_MS = 4_000;
 const HANG_CASES: HostileCase[] = [
-  // DEFECT: --speed "1e400" (Infinity) is accepted and the server never listens or answers: no output, killed.
+  // Was: --speed "1e400" (Infinity) is accepted and the server never listens or answers: no output, killed.
   { id: "serve: --speed 1e400", args: ["serve", "--port", "0", "--clock", "wall", "--speed", "1e400"], timeoutMs: HANG_LIMIT_MS, refusal: { field: /--speed/, rule: /positive (finite )?number|finite/ } },
-  // DEFECT: fuzz's --duration is Number(text) > 0, so "1e999" (Infinity) is accepted and the seed runs forever.
+  // Was: fuzz's --duration is Number(text) > 0, so "1e999" (Infinity) is accepted and the seed runs forever.
   { id: "fuzz: --duration 1e999", args: ["fuzz", ok, "--seeds", "1", "--workers", "1", "--duration", "1e999", NO_PROGRESS], timeoutMs: HANG_LIMIT_MS, refusal: { field: /--duration/, rule: /positive number|finite/ } },
-  // DEFECT: accepted; 1e20 s of virtual time ends beyond the safe integers of microseconds, and the run goes on forever.
+  // Was: accepted; 1e20 s of virtual time ends beyond the safe integers of microseconds, and the run goes on forever.
   { id: "run: --duration 100000000000000000000", args: ["run", ok, NO_PROGRESS, "--duration", "100000000000000000000"], timeoutMs: HANG_LIMIT_MS, refusal: { field: /--duration/, rule: /at most|too (long|large)|beyond|safe/ } },
-  // DEFECT: the same through the scenario's durationSeconds.
+  // Was: the same through the scenario's durationSeconds.
   { id: "scenario durationHuge", args: ["run", scenarioFile("durationHuge"), NO_PROGRESS], timeoutMs: HANG_LIMIT_MS, refusal: { field: /durationSeconds/, rule: /at most|too (long|large)|beyond|safe/ } },
 ];
 
@@ -750,7 +752,7 @@ describe("shadowbook refuses bad scenario files clearly", () => {
     it(name, () => expectClearRefusal(batchA.get(`scenario ${name}`), refusal));
   }
 
-  // DEFECT: the shipped sample cut in half reads as an empty recording: "0 events (0 frames), 0.0 s replayed", status 0, no word of truncation.
+  // Was: the shipped sample cut in half reads as an empty recording: "0 events (0 frames), 0.0 s replayed", status 0, no word of truncation.
   it("mdRecordingTruncated: a recording cut mid-batch is refused, or the run says it was truncated", () => {
     const outcome = batchA.get(MD_TRUNCATED.id)!;
     if (outcome.status !== 0) {
@@ -767,7 +769,7 @@ describe("shadowbook refuses bad files clearly", () => {
   }
 });
 
-describe("shadowbook answers inputs that hang today", () => {
+describe("shadowbook answers inputs that once hung", () => {
   for (const hostile of HANG_CASES) {
     it(`${hostile.id} (refused, not left running)`, () => expectClearRefusal(batchH.get(hostile.id), hostile.refusal!, HANG_LIMIT_MS));
   }
@@ -787,7 +789,7 @@ describe("a rejected request changes nothing and loses nothing", () => {
     expect(readFileSync(file("a-file"), "utf8")).toBe("not a directory\n");
   });
 
-  // DEFECT: the run writes the eight Arrow outputs, summary.json (with its fingerprint) and report.html, then fails on
+  // Was: the run writes the eight Arrow outputs, summary.json (with its fingerprint) and report.html, then fails on
   // inputs.arrow (EISDIR) and exits 1, leaving a report that looks like a finished run's.
   it("a refused run --out leaves no summary.json or report.html claiming success", () => {
     const outcome = batchA.get("run: --out where inputs.arrow cannot be written")!;
@@ -796,14 +798,14 @@ describe("a rejected request changes nothing and loses nothing", () => {
     expect(left.filter((name) => name === "summary.json" || name === "report.html"), `left in --out: ${left.join(", ")}`).toEqual([]);
   });
 
-  // DEFECT: `serve --record DIR` opens DIR/inputs.arrow for writing ("w") before --port is found invalid, so the
+  // Was: `serve --record DIR` opens DIR/inputs.arrow for writing ("w") before --port is found invalid, so the
   // refused command replaces an earlier session's log with a 3,200-byte log of a server that never listened.
   it("serve --record with a bad --port keeps an earlier session's log", () => {
     expect(batchA.get("serve: --port 65536, --record")!.status).not.toBe(0);
     expect(readFileSync(join(TMP, "record-bad-port", "inputs.arrow"), "utf8")).toBe(PREVIOUS_SESSION);
   });
 
-  // DEFECT: the same when the port is in use (listen EADDRINUSE): the earlier session's log is overwritten.
+  // Was: the same when the port is in use (listen EADDRINUSE): the earlier session's log is overwritten.
   it("serve --record on a port in use keeps an earlier session's log", () => {
     expect(batchA.get("serve: --port in use, --record")!.status).not.toBe(0);
     expect(readFileSync(join(TMP, "record-busy-port", "inputs.arrow"), "utf8")).toBe(PREVIOUS_SESSION);
@@ -814,7 +816,7 @@ describe("a rejected request changes nothing and loses nothing", () => {
     expect(existsSync(join(TMP, "record-seed", "inputs.arrow"))).toBe(false);
   });
 
-  // DEFECT: replay --serve replays the whole log and writes state-<ms>.json next to it before it checks --port.
+  // Was: replay --serve replays the whole log and writes state-<ms>.json next to it before it checks --port.
   it("replay --serve with a bad --port writes no state file", () => {
     expect(batchB.get("replay --serve: --port abc")!.status).not.toBe(0);
     expect(readdirSync(join(TMP, "replay-port"))).toEqual(["inputs.arrow"]);
@@ -832,7 +834,7 @@ describe("real processes", () => {
     expect(ms).toBeLessThan(30_000);
   });
 
-  // DEFECT: --signer-threads has no upper bound; the workers start with the first /exec connection, and with
+  // Was: --signer-threads has no upper bound; the workers start with the first /exec connection, and with
   // 1000000 the server stops answering (no /health answer within 20 s in a manual run; killed).
   it(
     "serve --signer-threads 1000000 is refused, or the server stays responsive once a client connects",
