@@ -36,9 +36,10 @@
  * A file without the end-of-stream marker reads as its complete batches and
  * says so (`truncated`); a file that is no md-recording/1 stream (missing,
  * a directory, empty, random bytes, an Arrow IPC file such as an input log,
- * another format, cut inside its schema) is refused with an MdRecordingError
- * that names the file and the rule. The checks read the messages' metadata
- * and the schema once, never the rows.
+ * another format, cut inside its schema, a message whose metadata is
+ * damaged) is refused with an MdRecordingError that names the file and the
+ * rule. The checks (arrow-files.ts) verify every message's metadata before
+ * apache-arrow decodes it, and read the schema once, never the rows.
  *
  * `scanEnvelope` reads `type`, `channel` and `timestamp` from a frame's bytes
  * without parsing its payload: it walks the top-level keys and stops as soon
@@ -57,8 +58,6 @@ import {
   Field,
   Int64,
   makeData,
-  Message,
-  MessageHeader,
   RecordBatch,
   RecordBatchReader,
   RecordBatchStreamWriter,
@@ -66,6 +65,7 @@ import {
   Struct,
   type Data,
 } from "apache-arrow";
+import { ArrowIpcError, checkArrowFile, startsWithArrowMagic, walkStream, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
 
@@ -636,11 +636,6 @@ export class MdRecordingError extends Error {
   override readonly name = "MdRecordingError";
 }
 
-/** An Arrow IPC file (not a stream) starts with this magic. */
-const ARROW_FILE_MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
-/** A schema message's metadata beyond this is not credible (ours is about 1 KiB): the bytes are not an Arrow stream. */
-const SCHEMA_METADATA_MAX = 16 * 1024 * 1024;
-
 /** How an Arrow IPC stream's bytes end: the complete messages, and whether an end-of-stream marker follows them. */
 export interface StreamExtent {
   /** The end of the last complete schema or record batch message. */
@@ -649,65 +644,41 @@ export interface StreamExtent {
   readonly endOfStream: boolean;
 }
 
+/** Why a stream's first message is no Arrow schema, by where walkStream stopped. */
+const FIRST_MESSAGE_PROBLEMS: Partial<Record<StreamStop, string>> = {
+  length: "its first bytes are not the length of an Arrow message",
+  "not-schema": "its first message is not an Arrow schema",
+  "body-length": "its first message has a negative or impossible body length",
+  "end-of-stream": "it ends before its schema",
+};
+
 /**
- * Walks the messages of an Arrow IPC stream (their metadata only, not the
- * batches' bodies). Throws an MdRecordingError, naming the file as `name`,
- * when the bytes are not an Arrow IPC stream or end before the schema does.
+ * Walks the messages of an Arrow IPC stream (their metadata, verified, not
+ * the batches' bodies: arrow-files.ts). Throws an MdRecordingError, naming
+ * the file as `name`, when the bytes are not an Arrow IPC stream, end before
+ * the schema does, or hold a message whose metadata is damaged.
  */
 export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExtent {
   if (bytes.length === 0) throw new MdRecordingError(`${name} is not a market-data recording: the file is empty`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const notStream = (why: string) => new MdRecordingError(`${name} is not a market-data recording: it is not an Arrow IPC stream (${why})`);
-  const cutInSchema = () => new MdRecordingError(`${name} is truncated before its schema ends (${bytes.length} bytes)`);
   // The first message must be a schema: anything else is not a stream at all (a short prefix of one is a truncated recording).
   const continued = bytes.subarray(0, 4).every((byte) => byte === 0xff);
   if (!continued && bytes.length < 4) throw notStream("it is too short to hold an Arrow message");
-  let at = 0;
-  let good = -1;
-  let endOfStream = false;
-  while (at + 4 <= bytes.length) {
-    let metaStart = at + 4;
-    let metaLength = view.getInt32(at, true);
-    if (metaLength === -1) {
-      if (at + 8 > bytes.length) break;
-      metaLength = view.getInt32(at + 4, true);
-      metaStart = at + 8;
-    }
-    if (metaLength === 0) {
-      // The marker: continuation and zero length (what the writer writes), or a bare zero length that ends the file
-      // (the legacy marker). Zeros inside the file without the continuation are a zero-filled tail, not a close.
-      endOfStream = metaStart === at + 8 || at + 4 === bytes.length;
-      break;
-    }
-    const first = at === 0;
-    if (first && (metaLength < 0 || metaLength > SCHEMA_METADATA_MAX || (!continued && metaStart + metaLength > bytes.length))) {
-      throw notStream("its first bytes are not the length of an Arrow message");
-    }
-    if (metaLength < 0 || metaStart + metaLength > bytes.length) break;
-    let message: Message | undefined;
-    try {
-      message = Message.decode(bytes.subarray(metaStart, metaStart + metaLength));
-    } catch {
-      message = undefined;
-    }
-    if (first && message?.headerType !== MessageHeader.Schema) throw notStream("its first message is not an Arrow schema");
-    if (message === undefined) break;
-    // A damaged length (negative, or beyond the safe integers) would send the walk back or nowhere: it ends here.
-    const body = message.bodyLength;
-    if (!(Number.isSafeInteger(body) && body >= 0)) {
-      if (first) throw notStream("its first message has a negative or impossible body length");
-      break;
-    }
-    const end = metaStart + metaLength + body;
-    if (end > bytes.length) break;
-    if (message.headerType === MessageHeader.Schema || message.headerType === MessageHeader.RecordBatch) good = end;
-    at = end;
+  let walk: StreamWalk;
+  try {
+    walk = walkStream(bytes);
+  } catch (error) {
+    if (!(error instanceof ArrowIpcError)) throw error;
+    // Without the continuation marker, a first "message" that fails the checks is most likely no Arrow at all.
+    if (error.messageIndex === 0 && !continued) throw notStream(FIRST_MESSAGE_PROBLEMS["not-schema"]!);
+    throw new MdRecordingError(`${name} is damaged: ${error.message}`);
   }
-  if (good < 0) {
-    if (endOfStream) throw notStream("it ends before its schema");
-    throw cutInSchema();
+  if (walk.completeBytes < 0) {
+    const problem = FIRST_MESSAGE_PROBLEMS[walk.stop];
+    if (problem !== undefined) throw notStream(problem);
+    throw new MdRecordingError(`${name} is truncated before its schema ends (${bytes.length} bytes)`);
   }
-  return { completeBytes: good, endOfStream };
+  return { completeBytes: walk.completeBytes, endOfStream: walk.stop === "end-of-stream" };
 }
 
 /**
@@ -733,6 +704,8 @@ function describeKind(metadata: Map<string, string>): string {
 function arrowFileError(bytes: Uint8Array, name: string): MdRecordingError {
   let metadata: Map<string, string> | undefined;
   try {
+    // Verified first: apache-arrow reads the footer, its schema and the dictionaries without checking them.
+    checkArrowFile(bytes);
     const reader = RecordBatchReader.from(bytes);
     reader.open();
     metadata = reader.schema.metadata;
@@ -813,7 +786,7 @@ export interface ReadMdRecordingOptions {
 export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadMdRecordingOptions = {}): MdRecording {
   const name = options.name ?? (typeof pathOrBytes === "string" ? `md recording "${pathOrBytes}"` : "md recording");
   const bytes = typeof pathOrBytes === "string" ? readBytes(pathOrBytes, name) : pathOrBytes;
-  if (bytes.length >= ARROW_FILE_MAGIC.length && ARROW_FILE_MAGIC.every((byte, i) => bytes[i] === byte)) throw arrowFileError(bytes, name);
+  if (startsWithArrowMagic(bytes)) throw arrowFileError(bytes, name);
   const extent = scanStream(bytes, name);
   // The complete messages, without copying them: the reader ends where the bytes end, marker or not.
   let reader: RecordBatchReader;

@@ -7,17 +7,20 @@
  * up to the step before were the same, byte for byte.
  *
  * A log that cannot be replayed (missing, a directory, empty, not Arrow, an
- * Arrow file cut short, another format, a metadata field or column missing
- * or malformed, a payload that is not JSON, a configuration the Exchange
- * refuses, a step the Exchange throws on) is an InputLogError naming the
- * file and what is wrong. The checks are made once per log, around the loops
- * over rows and steps, so a good log reads and replays at the same speed.
+ * Arrow file cut short, damaged Arrow metadata such as one flipped byte in a
+ * message's flatbuffer (arrow-files.ts), another format, a metadata field or
+ * column missing or malformed, a payload that is not JSON, a configuration
+ * the Exchange refuses, a step the Exchange throws on) is an InputLogError
+ * naming the file and what is wrong. The checks are made once per log, around
+ * the loops over rows and steps, so a good log reads and replays at the same
+ * speed.
  */
 import { readFileSync } from "node:fs";
 import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch, type Vector } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
+import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
 import { configFromJson, configOutlineProblem, INPUT_LOG_FORMAT } from "./input-log.ts";
 
 /** One step of a log. */
@@ -55,11 +58,6 @@ export class InputLogError extends Error {
   override readonly name = "InputLogError";
 }
 
-/** An Arrow IPC file starts and ends with this magic; a stream starts with a message. */
-const ARROW_FILE_MAGIC = "ARROW1";
-/** The first four bytes of every message of an Arrow IPC stream (format 0.15 and later). */
-const STREAM_CONTINUATION = 0xffffffff;
-
 /** How messages name a log. */
 function named(path: string): string {
   return `input log "${path}"`;
@@ -84,16 +82,25 @@ function readLogBytes(path: string): Buffer {
  * IPC stream (the live server, live-input-log.ts) read up to its last
  * complete record batch, since a killed server leaves the batch it was
  * writing cut short and no end-of-stream marker. A file is written whole at
- * the end of a run, so one cut short (no closing magic) is refused.
+ * the end of a run, so one cut short (no closing magic) is refused. Either
+ * is checked (arrow-files.ts: its footer or message walk, every message's
+ * metadata verified) before apache-arrow decodes it.
  */
 function readLogTable(path: string): Table {
   const bytes = readLogBytes(path);
   if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
-  const magic = (at: number) => bytes.subarray(at, at + ARROW_FILE_MAGIC.length).toString("latin1") === ARROW_FILE_MAGIC;
-  if (magic(0)) {
-    // Magic, padding, the schema and batches, the footer, its length, magic: at least 6 + 2 + 4 + 6 bytes.
-    if (bytes.length < 2 * ARROW_FILE_MAGIC.length + 6 || !magic(bytes.length - ARROW_FILE_MAGIC.length)) {
-      throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "${ARROW_FILE_MAGIC}", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
+  const corrupt = (error: unknown): never => {
+    if (error instanceof ArrowIpcError) throw new InputLogError(`${named(path)} is corrupt: ${error.message}`, { cause: error });
+    throw error;
+  };
+  if (startsWithArrowMagic(bytes)) {
+    if (bytes.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(bytes)) {
+      throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
+    }
+    try {
+      checkArrowFile(bytes);
+    } catch (error) {
+      return corrupt(error);
     }
     try {
       return tableFromIPC(bytes);
@@ -101,22 +108,27 @@ function readLogTable(path: string): Table {
       throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
     }
   }
-  let reader: RecordBatchStreamReader;
+  let walk: StreamWalk;
   try {
-    reader = RecordBatchStreamReader.from(bytes).open();
+    walk = walkStream(bytes);
   } catch (error) {
-    // A stream's first message starts with the continuation marker: after it, the bytes are an Arrow stream cut short.
-    if (bytes.length >= 4 && bytes.readUInt32LE(0) === STREAM_CONTINUATION) throw new InputLogError(`${named(path)} is truncated: its Arrow IPC stream ends before its schema does`, { cause: error });
-    throw new InputLogError(`${named(path)} is not an Arrow IPC stream or file`, { cause: error });
+    return corrupt(error);
   }
-  if (reader.schema === undefined || reader.schema === null) throw new InputLogError(`${named(path)} has no Arrow schema: not a shadowbook input log`);
+  if (walk.completeBytes < 0) {
+    if (walk.stop === "end-of-stream") throw new InputLogError(`${named(path)} has no Arrow schema: not a shadowbook input log`);
+    // A stream's first message starts with the continuation marker: after it, the bytes are an Arrow stream cut short.
+    if (walk.stop === "cut" && walk.continued) throw new InputLogError(`${named(path)} is truncated: its Arrow IPC stream ends before its schema does`);
+    throw new InputLogError(`${named(path)} is not an Arrow IPC stream or file`);
+  }
+  // The complete messages (a batch cut short by a crash is left out), all verified.
   const batches: RecordBatch[] = [];
   try {
+    const reader = RecordBatchStreamReader.from(bytes.subarray(0, walk.completeBytes)).open();
     for (const batch of reader) batches.push(batch);
-  } catch {
-    // A message cut short by a crash: the batches before it are complete.
+    return new Table(reader.schema, batches);
+  } catch (error) {
+    throw new InputLogError(`${named(path)} is corrupt: record batch ${batches.length + 1} cannot be read`, { cause: error });
   }
-  return new Table(reader.schema, batches);
 }
 
 /** The columns a replay reads, and their types. */

@@ -287,8 +287,9 @@ describe("readMdRecording refuses what is not a recording, naming the file", () 
     expect(refusal(() => readMdRecording(badStart)).message).toBe(`md recording is not a valid md-recording/1 file: shadowbook.startMicros "soon" is not an integer`);
   });
 
-  // Flips in the batches' bodies only: a flip in a message's flatbuffer metadata (a vector length) can make apache-arrow
-  // allocate without bound when it decodes the header, which no check before the decode sees (flatbuffers are not verified).
+  // Flips in the batches' bodies only: flips anywhere, the messages' flatbuffer metadata included (verified before
+  // apache-arrow decodes it: src/record/arrow-files.ts), are the property of test/record/arrow-files.test.ts, run in a
+  // process of its own so that a runaway allocation is seen.
   it("never fails with anything but an MdRecordingError: random bytes, a recording cut anywhere or with bytes of its batches' bodies flipped", () => {
     const good = new Uint8Array(recordingBytes());
     const bodies = bodyOffsets(good);
@@ -315,6 +316,49 @@ describe("readMdRecording refuses what is not a recording, naming the file", () 
         attempt,
       ),
       { seed: 42, numRuns: 2_000 },
+    );
+  });
+});
+
+describe("readMdRecording refuses a recording whose message metadata is damaged, naming the file and the message", () => {
+  const good = () => {
+    const path = join(dir, "metadata-good.arrow");
+    write(path, ROWS, 3);
+    return new Uint8Array(readFileSync(path));
+  };
+  /** The refusal of `bytes`, written as `<dir>/<name>` and read from there. */
+  const refused = (name: string, bytes: Uint8Array) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    const message = refusal(() => readMdRecording(path)).message;
+    expect(message.startsWith(`md recording "${path}" is damaged: the metadata of message `), message).toBe(true);
+    return message.slice(`md recording "${path}" is damaged: the metadata of `.length);
+  };
+
+  it("a byte of the schema's flatbuffer flipped (byte 60: its fields vector), with every mask", () => {
+    const bytes = good();
+    // Byte 60 lies in the schema message's metadata (the first message, its flatbuffer from byte 8).
+    expect(new DataView(bytes.buffer).getInt32(4, true)).toBeGreaterThan(60);
+    for (let mask = 1; mask <= 255; mask++) {
+      const flipped = bytes.slice();
+      flipped[60] = flipped[60]! ^ mask;
+      expect(refused("schema-flip.arrow", flipped)).toMatch(/^message [12] \(at byte \d+\) is invalid: /);
+    }
+    const once = bytes.slice();
+    once[60] = once[60]! ^ 0x01;
+    expect(refused("schema-flip.arrow", once)).toMatch(/^message 1 \(at byte 0\) is invalid: the schema's fields: its vector of \d+ entries of 4 bytes \(at byte \d+\) runs past the metadata \(\d+ bytes\)$/);
+  });
+
+  it("a dictionary batch claiming 2^31 values (its field node's length), which apache-arrow would decode until Node runs out of memory", () => {
+    const bytes = good();
+    // The kind dictionary's node: length 4 (subscribed, data, error, gap), null count 0, as two Int64s.
+    const node = new Uint8Array(new BigInt64Array([4n, 0n]).buffer);
+    const at = bytes.findIndex((_, i) => node.every((byte, k) => bytes[i + k] === byte));
+    expect(at).toBeGreaterThan(0);
+    const damaged = bytes.slice();
+    new DataView(damaged.buffer).setBigInt64(at, 2n ** 31n, true);
+    expect(refused("dictionary-length.arrow", damaged)).toMatch(
+      /^message 2 \(at byte [\d,]+\) is invalid: the dictionary batch's field node 1 \(length 2147483648\) has offsets of \d+ bytes, fewer than the 8589934596 its length takes$/,
     );
   });
 });

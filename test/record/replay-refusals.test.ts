@@ -105,6 +105,21 @@ describe("readInputLog and replayInputLog refuse a log that cannot be replayed",
     expect(refusal(file("stream-cut.arrow", stream.subarray(0, 12)))).toMatch(/is truncated: its Arrow IPC stream ends before its schema does$/);
   });
 
+  it("an Arrow file or stream whose flatbuffer metadata is damaged (checked before apache-arrow decodes it)", () => {
+    // The file's footer: the offset of its root table pointed past its end.
+    const footerLength = bytes.readInt32LE(bytes.length - 10);
+    const footer = Buffer.from(bytes);
+    footer.writeUInt32LE(footerLength, bytes.length - 10 - footerLength);
+    expect(refusal(file("footer.arrow", footer))).toMatch(new RegExp(`is corrupt: its footer is invalid: the footer: offset ${footerLength} at byte 0 points outside the metadata \\(${footerLength} bytes\\)$`));
+    // The live server's stream: the second message (after the schema, which has no body), its root offset likewise.
+    const stream = Buffer.from(tableToIPC(table, "stream"));
+    const second = 8 + stream.readInt32LE(4);
+    stream.writeUInt32LE(1 << 30, second + 8);
+    expect(refusal(file("stream-metadata.arrow", stream))).toMatch(
+      new RegExp(`is corrupt: the metadata of message 2 \\(at byte ${second.toLocaleString("en-US")}\\) is invalid: the message: offset 1073741824 at byte 0 points outside the metadata \\(\\d+ bytes\\)$`),
+    );
+  });
+
   it("a seed or startMicros that is not a non-negative integer", () => {
     expect(refusal(withMetadata("seed.arrow", (meta) => meta.set("shadowbook.seed", "abc")))).toMatch(/schema metadata "shadowbook\.seed" "abc" must be a non-negative integer$/);
     expect(refusal(withMetadata("seed-fraction.arrow", (meta) => meta.set("shadowbook.seed", "1.5")))).toMatch(/"shadowbook\.seed" "1\.5" must be a non-negative integer$/);
