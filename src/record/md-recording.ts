@@ -51,7 +51,7 @@
  * back to JSON.parse. Duplicate top-level keys are not supported (the scan
  * takes the first, JSON.parse the last); no server sends them.
  */
-import { closeSync, openSync, readFileSync, writevSync } from "node:fs";
+import { closeSync, openSync, writevSync } from "node:fs";
 import {
   AsyncByteQueue,
   DataType,
@@ -68,6 +68,7 @@ import {
 import { ArrowIpcError, checkArrowFile, startsWithArrowMagic, walkStream, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
+import { readWholeFile } from "./read-file.ts";
 
 export const MD_RECORDING_FORMAT = "md-recording/1";
 export type MdRowKind = "subscribed" | "data" | "error" | "gap";
@@ -720,15 +721,7 @@ function arrowFileError(bytes: Uint8Array, name: string): MdRecordingError {
 }
 
 function readBytes(path: string, name: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new MdRecordingError(`${name} does not exist`);
-    if (code === "EISDIR") throw new MdRecordingError(`${name} is a directory, not a recording file`);
-    if (code === "EACCES" || code === "EPERM") throw new MdRecordingError(`${name} cannot be read: permission denied`);
-    throw new MdRecordingError(`${name} cannot be read: ${code ?? (error as Error).message}`);
-  }
+  return readWholeFile(path, (problem, cause) => new MdRecordingError(`${name} ${problem}`, { cause }));
 }
 
 /** The schema's columns and their types, in order (the reader relies on them). */

@@ -15,13 +15,13 @@
  * the loops over rows and steps, so a good log reads and replays at the same
  * speed.
  */
-import { readFileSync } from "node:fs";
 import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch, type Vector } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
 import { configFromJson, configOutlineProblem, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
 export interface LoggedStep {
@@ -65,16 +65,7 @@ function named(path: string): string {
 
 /** The file's bytes; a file that cannot be read is named with the reason (not Node's error text). */
 function readLogBytes(path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new InputLogError(`${named(path)} does not exist`, { cause: error });
-    if (code === "EISDIR") throw new InputLogError(`${named(path)} is a directory, not a file`, { cause: error });
-    if (code === "ENOTDIR") throw new InputLogError(`${named(path)} does not exist: a directory in its path is a file`, { cause: error });
-    if (code === "EACCES" || code === "EPERM") throw new InputLogError(`${named(path)} cannot be read: permission denied`, { cause: error });
-    throw new InputLogError(`${named(path)} cannot be read: ${code ?? (error as Error).message}`, { cause: error });
-  }
+  return readWholeFile(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
 }
 
 /**

@@ -54,7 +54,7 @@ describe("runReplayScenario and its recording file", () => {
     );
     const folder = join(dir, "a-directory");
     mkdirSync(folder);
-    expect(refusal(() => runReplayScenario(withRecording(folder), SHORT))).toBe(`marketData.recording "${folder}" is a directory, not a recording file`);
+    expect(refusal(() => runReplayScenario(withRecording(folder), SHORT))).toBe(`marketData.recording "${folder}" is a directory, not a file`);
     const empty = join(dir, "empty.arrow");
     writeFileSync(empty, "");
     expect(refusal(() => runReplayScenario(withRecording(empty), SHORT))).toBe(`marketData.recording "${empty}" is not a market-data recording: the file is empty`);

@@ -228,7 +228,7 @@ describe("readMdRecording refuses what is not a recording, naming the file", () 
     expect(refusal(() => readMdRecording(missing)).message).toBe(`md recording "${missing}" does not exist`);
     const directory = join(dir, "a-directory");
     mkdirSync(directory);
-    expect(refusal(() => readMdRecording(directory)).message).toBe(`md recording "${directory}" is a directory, not a recording file`);
+    expect(refusal(() => readMdRecording(directory)).message).toBe(`md recording "${directory}" is a directory, not a file`);
     const empty = join(dir, "empty.arrow");
     writeFileSync(empty, "");
     expect(refusal(() => readMdRecording(empty)).message).toBe(`md recording "${empty}" is not a market-data recording: the file is empty`);
