@@ -256,6 +256,7 @@ export interface NumberRange {
 const FINITE: NumberRange = { min: -Infinity };
 const NON_NEGATIVE: NumberRange = { min: 0 };
 const NON_NEGATIVE_INTEGER: NumberRange = { min: 0, integer: true };
+const POSITIVE_INTEGER: NumberRange = { min: 1, integer: true };
 /** Decimal places of a published price: the Exchange parses prices with at most 18. */
 const PRICE_DECIMALS: NumberRange = { min: 0, max: 18, integer: true };
 
@@ -361,7 +362,7 @@ function checkFeeds(scenario: Scenario, fail: Fail): void {
     if (!(Number.isFinite(feed.start) && feed.start > 0)) fail(`prices[${index}].start "${feed.start}" must be greater than 0`);
     checkNumber(fail, `prices[${index}].hourlyVolatility`, feed.hourlyVolatility, NON_NEGATIVE);
     if (feed.hourlyDrift !== undefined) checkNumber(fail, `prices[${index}].hourlyDrift`, feed.hourlyDrift, FINITE);
-    if (feed.stepMs !== undefined && !(Number.isSafeInteger(feed.stepMs) && feed.stepMs > 0)) fail(`prices[${index}].stepMs "${feed.stepMs}" must be a positive integer`);
+    if (feed.stepMs !== undefined) checkNumber(fail, `prices[${index}].stepMs`, feed.stepMs, POSITIVE_INTEGER);
     if (feed.jumps !== undefined) {
       if (!isObject(feed.jumps)) fail(`prices[${index}].jumps must be an object: { perHour, mean, sd }`);
       checkNumber(fail, `prices[${index}].jumps.perHour`, feed.jumps.perHour, NON_NEGATIVE);
