@@ -59,6 +59,12 @@ const WINDOW = windowFromEnv(process.env["SHADOWBOOK_BENCH_WINDOW"], 32);
 const SIGNER_THREADS = process.env["SHADOWBOOK_BENCH_SIGNER_THREADS"];
 /** SHADOWBOOK_BENCH_RECORD=sync|async: the server records its input log (serve --record) to a temporary directory, with that durability. */
 const RECORD = process.env["SHADOWBOOK_BENCH_RECORD"];
+/**
+ * SHADOWBOOK_BENCH_PHASES=live,paced (any of echo, live, paced): run only
+ * these phases, for profiling one of them or a quicker A/B. A skipped phase
+ * prints zeros, and the run then never meets the target.
+ */
+const PHASES = new Set((process.env["SHADOWBOOK_BENCH_PHASES"] ?? "echo,live,paced").split(",").map((name) => name.trim()));
 /** Creates sent before the first cancel: the open orders each account keeps. */
 const OPEN_ORDERS = 200;
 /** A measured phase stops sending after this long (the answers in flight are still awaited). */
@@ -470,15 +476,18 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
   }
 }
 
+/** The figures of a phase SHADOWBOOK_BENCH_PHASES left out. */
+const SKIPPED: PhaseFigures = { requests: 0, accepted: 0, rejected: 0, other: 0, unanswered: 0, durationMs: 0, p50Ms: 0, p99Ms: 0, p999Ms: 0, rejections: {}, warmupRejections: {}, cpuMs: 0 };
+
 async function generator(start: StartMessage): Promise<ResultMessage> {
   const frames = await buildFrames(start, 0);
   const pacedFrames = await buildFrames(start, 1);
   const measure = (phase: LivePhase) => (at: "start" | "end") => process.send?.({ kind: "measure", phase, at } satisfies MeasureMessage);
   const target: Pacing = { kind: "rate", perSec: TARGET.acceptedPerSec };
-  const echo = await runPhase(start.echoUrl, frames, { kind: "window" });
-  const echoPaced = await runPhase(start.echoUrl, pacedFrames, target);
-  const live = await runPhase(start.execUrl, frames, { kind: "window" }, measure("live"));
-  const paced = await runPhase(start.execUrl, pacedFrames, target, measure("paced"));
+  const echo = PHASES.has("echo") ? await runPhase(start.echoUrl, frames, { kind: "window" }) : SKIPPED;
+  const echoPaced = PHASES.has("echo") ? await runPhase(start.echoUrl, pacedFrames, target) : SKIPPED;
+  const live = PHASES.has("live") ? await runPhase(start.execUrl, frames, { kind: "window" }, measure("live")) : SKIPPED;
+  const paced = PHASES.has("paced") ? await runPhase(start.execUrl, pacedFrames, target, measure("paced")) : SKIPPED;
   return { kind: "result", echo, echoPaced, live, paced };
 }
 
