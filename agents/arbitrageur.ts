@@ -22,6 +22,7 @@ import { BookTracker } from "./lib/book.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
+import { finite, nonNegative, paramsProblem, positive, refuseBadParams, symbolList, type ParamRules, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface ArbitrageurParams {
@@ -47,6 +48,24 @@ export const ARBITRAGEUR_DEFAULTS: ArbitrageurParams = {
   maxPositionNotional: 40_000,
   checkDelayMs: 200,
 };
+
+const RULES: ParamRules<ArbitrageurParams> = {
+  symbols: symbolList,
+  thresholdBps: nonNegative,
+  // May be negative: a long is then unwound only once the bid is above the oracle.
+  exitBps: finite,
+  maxOrderNotional: positive,
+  maxPositionNotional: nonNegative,
+  checkDelayMs: nonNegative,
+};
+
+const RELATIONS: readonly RelationRule<ArbitrageurParams>[] = [
+  // Else a round trip may lose before fees.
+  (p) => (p.thresholdBps > p.exitBps ? null : `thresholdBps "${p.thresholdBps}" must be greater than exitBps "${p.exitBps}"`),
+];
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: ArbitrageurParams): string | null => paramsProblem(params, RULES, RELATIONS);
 
 const UNSETTLED_MAX_MICROS = 1_000_000;
 
@@ -151,9 +170,10 @@ export const arbitrageur = defineAgent<ArbitrageurParams>({
   kind: "arbitrageur",
   description: "takes a perp book's touch when it is far enough through the oracle price, unwinds when the book is back",
   defaults: ARBITRAGEUR_DEFAULTS,
+  checkParams,
   async start(ctx) {
     const p = ctx.params;
-    if (!(p.thresholdBps > p.exitBps)) throw new RangeError(`thresholdBps "${p.thresholdBps}" must be greater than exitBps "${p.exitBps}"`);
+    refuseBadParams("arbitrageur", checkParams(p));
     const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
     for (const grid of grids) if (grid.kind !== "perp") throw new RangeError(`symbol "${grid.symbol}" must be a perp market`);
     const oracle = await OracleTracker.start(ctx);

@@ -43,6 +43,7 @@ import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
+import { listOf, nonNegative, nonNegativeInteger, orNull, paramsProblem, positive, refuseBadParams, symbol, type ParamRules } from "./lib/params.ts";
 import { noRetryClient, outcomeOf, sendTampered, sendTwice, type LooseBody } from "./lib/raw.ts";
 
 export const CHAOS_PROBES = [
@@ -90,6 +91,19 @@ export const CHAOS_DEFAULTS: ChaosParams = {
   burstSize: 40,
   startDelaySeconds: 3,
 };
+
+const RULES: ParamRules<ChaosParams> = {
+  symbol,
+  probes: listOf("probe", CHAOS_PROBES),
+  // 0 would probe (or burst) at the same instant, forever.
+  everySeconds: positive,
+  burstEverySeconds: orNull(positive),
+  burstSize: nonNegativeInteger,
+  startDelaySeconds: nonNegative,
+};
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: ChaosParams): string | null => paramsProblem(params, RULES);
 
 /** An id no order of the run has (ids are counters far below it). */
 const UNKNOWN_ORDER_ID = "18446744073709551000";
@@ -288,7 +302,9 @@ export const chaos = defineAgent<ChaosParams>({
   kind: "chaos",
   description: "sends malformed, invalid and racing requests and bursts into the rate limit, counting every error code",
   defaults: CHAOS_DEFAULTS,
+  checkParams,
   async start(ctx) {
+    refuseBadParams("chaos", checkParams(ctx.params));
     const grid = gridOf(ctx.markets, ctx.params.symbol);
     if (grid.kind !== "perp") throw new RangeError(`symbol "${grid.symbol}" must be a perp market (some probes use stops)`);
     const oracle = await OracleTracker.start(ctx);

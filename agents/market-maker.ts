@@ -28,11 +28,13 @@
  */
 import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
+import { CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, CANCEL_ALL_AFTER_TIMEOUT_MS_MIN } from "../src/spec/limits.ts";
 import { BalanceTracker } from "./lib/balances.ts";
 import { countError, requestErrorCode } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
+import { nonNegative, number, orNull, paramsProblem, positive, positiveInteger, refuseBadParams, symbol, type ParamRules, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MarketMakerParams {
@@ -90,12 +92,29 @@ interface Target {
   readonly lots: number;
 }
 
-function checkParams(p: MarketMakerParams): void {
-  if (!(Number.isInteger(p.levels) && p.levels >= 1)) throw new RangeError(`levels "${p.levels}" must be an integer >= 1`);
-  if (!(p.refreshSeconds > 0)) throw new RangeError(`refreshSeconds "${p.refreshSeconds}" must be > 0`);
-  if (!(p.deadManMs >= 5_000 && p.deadManMs <= 60_000)) throw new RangeError(`deadManMs "${p.deadManMs}" must be within [5000, 60000]`);
-  if (p.deadManMs <= p.refreshSeconds * 1_000) throw new RangeError(`deadManMs "${p.deadManMs}" must be longer than refreshSeconds "${p.refreshSeconds}" s`);
-}
+const RULES: ParamRules<MarketMakerParams> = {
+  symbol,
+  levels: positiveInteger,
+  spreadBps: nonNegative,
+  levelSpacingBps: nonNegative,
+  levelNotional: positive,
+  // A divisor of the inventory.
+  maxInventoryNotional: positive,
+  skewBps: nonNegative,
+  refreshSeconds: positive,
+  requoteBps: nonNegative,
+  // What cancelAllAfter takes: whole ms within the spec's bounds.
+  deadManMs: number({ min: CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, max: CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, integer: true }),
+  stopRefreshingAfterSeconds: orNull(nonNegative),
+};
+
+const RELATIONS: readonly RelationRule<MarketMakerParams>[] = [
+  // Else the switch fires between two refreshes.
+  (p) => (p.deadManMs > p.refreshSeconds * 1_000 ? null : `deadManMs "${p.deadManMs}" must be longer than refreshSeconds "${p.refreshSeconds}" s`),
+];
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: MarketMakerParams): string | null => paramsProblem(params, RULES, RELATIONS);
 
 class MarketMaker {
   private readonly slots: Slot[] = [];
@@ -266,8 +285,9 @@ export const marketMaker = defineAgent<MarketMakerParams>({
   kind: "market-maker",
   description: "inventory-skewed two-sided quotes around the oracle, refreshed with modifyOrder, behind a cancelAllAfter dead-man switch",
   defaults: MARKET_MAKER_DEFAULTS,
+  checkParams,
   async start(ctx) {
-    checkParams(ctx.params);
+    refuseBadParams("market-maker", checkParams(ctx.params));
     const grid = gridOf(ctx.markets, ctx.params.symbol);
     const oracle = await OracleTracker.start(ctx);
     const orders = await OrderTracker.start(ctx);

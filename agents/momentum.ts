@@ -30,6 +30,7 @@ import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
+import { nonNegative, paramsProblem, positive, positiveInteger, refuseBadParams, symbol, type ParamRules, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -73,6 +74,28 @@ export const MOMENTUM_DEFAULTS: MomentumParams = {
   maxHoldSeconds: 300,
   cooldownSeconds: 30,
 };
+
+const RULES: ParamRules<MomentumParams> = {
+  symbol,
+  sampleSeconds: positive,
+  fastSamples: positiveInteger,
+  slowSamples: positiveInteger,
+  entryThresholdBps: nonNegative,
+  notional: positive,
+  crossBps: nonNegative,
+  stopLossBps: positive,
+  takeProfitBps: positive,
+  stopSlippageBps: nonNegative,
+  maxHoldSeconds: nonNegative,
+  cooldownSeconds: nonNegative,
+};
+
+const RELATIONS: readonly RelationRule<MomentumParams>[] = [
+  (p) => (p.slowSamples > p.fastSamples ? null : `slowSamples "${p.slowSamples}" must be greater than fastSamples "${p.fastSamples}"`),
+];
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: MomentumParams): string | null => paramsProblem(params, RULES, RELATIONS);
 
 /** How long an entry fill may take to show as a position (settlement) before it is taken as busted. */
 const POSITION_WAIT_MICROS = 5 * MICROS_PER_SECOND;
@@ -304,11 +327,10 @@ export const momentum = defineAgent<MomentumParams>({
   kind: "momentum",
   description: "moving-average momentum on the oracle, each position protected by a stop-loss and a take-profit",
   defaults: MOMENTUM_DEFAULTS,
+  checkParams,
   async start(ctx) {
     const p = ctx.params;
-    if (!(Number.isInteger(p.fastSamples) && Number.isInteger(p.slowSamples) && p.fastSamples >= 1 && p.slowSamples > p.fastSamples)) {
-      throw new RangeError(`fastSamples "${p.fastSamples}" and slowSamples "${p.slowSamples}" must be integers with 1 <= fast < slow`);
-    }
+    refuseBadParams("momentum", checkParams(p));
     const grid = gridOf(ctx.markets, p.symbol);
     if (grid.kind !== "perp") throw new RangeError(`symbol "${p.symbol}" must be a perp market: stops are perp only`);
     const oracle = await OracleTracker.start(ctx);

@@ -18,6 +18,7 @@ import { defineAgent } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
+import { nonNegative, number, paramsProblem, positive, refuseBadParams, symbolList, type ParamRules } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface NoiseTakerParams {
@@ -50,14 +51,28 @@ export const NOISE_TAKER_DEFAULTS: NoiseTakerParams = {
   buyShare: 0.5,
 };
 
+const RULES: ParamRules<NoiseTakerParams> = {
+  symbols: symbolList,
+  ratePerSecond: positive,
+  medianNotional: positive,
+  notionalSigma: nonNegative,
+  crossBps: nonNegative,
+  maxPositionNotional: nonNegative,
+  startDelaySeconds: nonNegative,
+  buyShare: number({ min: 0, max: 1 }),
+};
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: NoiseTakerParams): string | null => paramsProblem(params, RULES);
+
 export const noiseTaker = defineAgent<NoiseTakerParams>({
   kind: "noise-taker",
   description: "Poisson IOC flow of random side and lognormal size, priced through the market",
   defaults: NOISE_TAKER_DEFAULTS,
+  checkParams,
   async start(ctx) {
     const p = ctx.params;
-    if (!(p.ratePerSecond > 0)) throw new RangeError(`ratePerSecond "${p.ratePerSecond}" must be > 0`);
-    if (p.symbols.length === 0) throw new RangeError("symbols must name at least one market");
+    refuseBadParams("noise-taker", checkParams(p));
     const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
     const oracle = await OracleTracker.start(ctx);
     const positions = grids.some((grid) => grid.kind === "perp") ? await PositionTracker.start(ctx) : undefined;

@@ -29,6 +29,7 @@ import { readBalance } from "./lib/balances.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
+import { assetName, boolean, nonNegative, oneOf, orNull, paramsProblem, positive, refuseBadParams, symbol, type ParamRules } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface OverLeveragedParams {
@@ -72,6 +73,25 @@ export const OVER_LEVERAGED_DEFAULTS: OverLeveragedParams = {
   minEquity: 200,
   collateralAsset: "rUSD",
 };
+
+const RULES: ParamRules<OverLeveragedParams> = {
+  symbol,
+  side: oneOf(["long", "short"]),
+  alternate: boolean,
+  leverage: positive,
+  chunkNotional: positive,
+  chunkSeconds: positive,
+  // 0 would look again at the same instant, forever.
+  topUpSeconds: orNull(positive),
+  crossBps: nonNegative,
+  startDelaySeconds: nonNegative,
+  reenterAfterSeconds: orNull(nonNegative),
+  minEquity: nonNegative,
+  collateralAsset: assetName,
+};
+
+/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
+const checkParams = (params: OverLeveragedParams): string | null => paramsProblem(params, RULES);
 
 /** The smallest chunk tried, as a share of chunkNotional, before the cap counts as reached. */
 const CHUNK_SCALE_MIN = 1 / 16;
@@ -232,9 +252,10 @@ export const overLeveraged = defineAgent<OverLeveragedParams>({
   kind: "over-leveraged",
   description: "builds a position near maximum leverage and holds it until it is liquidated",
   defaults: OVER_LEVERAGED_DEFAULTS,
+  checkParams,
   async start(ctx) {
     const p = ctx.params;
-    if (!(p.leverage > 0)) throw new RangeError(`leverage "${p.leverage}" must be > 0`);
+    refuseBadParams("over-leveraged", checkParams(p));
     const grid = gridOf(ctx.markets, p.symbol);
     if (grid.kind !== "perp") throw new RangeError(`symbol "${p.symbol}" must be a perp market`);
     const oracle = await OracleTracker.start(ctx);

@@ -79,15 +79,44 @@ export interface AgentContext<P = Record<string, unknown>> {
   count(name: string, by?: number): void;
 }
 
-/** An agent program: a kind, default parameters, and what it does when the run starts. */
+/**
+ * An agent program: a kind, default parameters, and what it does when the run starts.
+ *
+ * Parameters: an agent's params are the scenario entry's `params` laid over
+ * `defaults` (`{ ...defaults, ...params }`), so `defaults` must list every
+ * parameter the agent reads (an optional one with its default, or null):
+ * checkScenario refuses a key of the entry's params that `defaults` does not
+ * have, naming it and the known ones (a typo such as `ratePerSec` would
+ * otherwise be ignored).
+ *
+ * `checkParams(params)` (optional) says why those merged params cannot run,
+ * as `<field> "<value>" <rule>` (e.g. `ratePerSecond "0" must be a finite
+ * number greater than 0`), or null. checkScenario calls it, so that
+ * `shadowbook run` and `fuzz` (every seed's draw applied) refuse bad params
+ * naming the agent and the field before anything runs; a hook that throws
+ * refuses the params with its message. Rules that need the run's markets
+ * (a symbol that no market has) stay in `start`. A program whose start may
+ * run without checkScenario (a library user building a run by hand) should
+ * refuse there too, from the same function: the shipped agents throw its
+ * problem from start.
+ */
 export interface AgentDefinition<P = Record<string, unknown>> {
   readonly kind: string;
   readonly description: string;
   readonly defaults: P;
+  /** Why `params` (the scenario's over the defaults) cannot run, as `<field> "<value>" <rule>`, or null (see above). */
+  checkParams?(params: P): string | null;
   start(ctx: AgentContext<P>): void | Promise<void>;
+}
+
+export class AgentDefinitionError extends Error {
+  override readonly name = "AgentDefinitionError";
 }
 
 /** Declares an agent program (typed parameters, defaults filled in by the runner). */
 export function defineAgent<P>(definition: AgentDefinition<P>): AgentDefinition<P> {
+  if (definition.checkParams !== undefined && typeof definition.checkParams !== "function") {
+    throw new AgentDefinitionError(`agent "${definition.kind}" checkParams must be a function (params) => problem or null`);
+  }
   return Object.freeze(definition);
 }

@@ -75,6 +75,7 @@ export interface ScenarioAgent {
   // The program's parameter type is erased here: each entry pairs a program with its own params.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly agent: AgentDefinition<any>;
+  /** Over the program's defaults; each key must be one of theirs, and the program's checkParams hook, if any, must accept them (checkScenario). */
   readonly params?: Readonly<Record<string, unknown>>;
   readonly account?: AgentAccount;
   readonly latency?: Partial<AgentLatency>;
@@ -150,14 +151,24 @@ export function replayParamsProblem(strategy: ReplayStrategyRef, params?: Readon
   const { defaults, checkParams } = strategy as ReplayStrategyRef & ParamsCheckedStrategy;
   if (checkParams === undefined) return null;
   if (typeof checkParams !== "function") return `strategy.checkParams of "${strategy.name}" must be a function (params) => problem or null`;
+  const answer = askCheckParams(checkParams as (params: unknown) => unknown, strategy, { ...(defaults as object | undefined), ...params });
+  if (answer === null) return null;
+  return "threw" in answer ? `params were refused by the checkParams of "${strategy.name}", which threw: ${answer.threw}` : `params.${answer.problem}`;
+}
+
+/**
+ * What a checkParams hook (of a replay strategy or an agent) says of
+ * `params`: null when they can run, else its problem, or the message of
+ * what it threw.
+ */
+function askCheckParams(hook: (params: unknown) => unknown, owner: unknown, params: object): { readonly problem: string } | { readonly threw: string } | null {
   let problem: unknown;
   try {
-    problem = (checkParams as (params: unknown) => unknown).call(strategy, { ...(defaults as object | undefined), ...params });
+    problem = hook.call(owner, params);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return `params were refused by the checkParams of "${strategy.name}", which threw: ${message}`;
+    return { threw: error instanceof Error ? error.message : String(error) };
   }
-  return problem === null || problem === undefined ? null : `params.${String(problem)}`;
+  return problem === null || problem === undefined ? null : { problem: String(problem) };
 }
 
 /**
@@ -330,9 +341,37 @@ function checkAgents(scenario: Scenario, fail: Fail): void {
     const program = agent.agent as Partial<AgentDefinition> | undefined;
     if (!isObject(program) || typeof program?.kind !== "string" || typeof program.start !== "function") fail(`agents[${index}].agent of "${agent.name}" must be an agent program (defineAgent({ kind, description, defaults, start }))`);
     if (agent.params !== undefined && !isObject(agent.params)) fail(`agents[${index}].params of "${agent.name}" must be an object of parameters`);
+    checkAgentParams(agent, program as AgentDefinition, `agents[${index}]`, fail);
     const tier = agent.account?.rateTier;
     if (tier !== undefined && ![1, 2, 3].includes(tier)) fail(`agents[${index}].account.rateTier "${tier}" must be 1, 2 or 3`);
   });
+}
+
+/**
+ * An agent entry's params against its program (see AgentDefinition): every
+ * key must be one of the program's defaults, and its checkParams hook, if
+ * any, must accept the params as the agent host merges them (the entry's
+ * over the defaults). Refusals read `<at>.params of "<name>": <field>
+ * "<value>" <rule>`, the field's part as the hook gives it.
+ */
+function checkAgentParams(agent: ScenarioAgent, program: AgentDefinition, at: string, fail: Fail): void {
+  const defaults: unknown = program.defaults;
+  const known = isObject(defaults) ? Object.keys(defaults as object) : [];
+  const of = `${at}.params of "${agent.name}"`;
+  for (const key of Object.keys(agent.params ?? {})) {
+    if (!known.includes(key)) {
+      fail(`${of}: ${key} is not a parameter of ${program.kind} (${known.length === 0 ? "it has none" : `its parameters: ${known.join(", ")}`})`);
+    }
+  }
+  const hook: unknown = program.checkParams;
+  if (hook === undefined) return;
+  if (typeof hook !== "function") fail(`${at}.agent of "${agent.name}": checkParams of ${program.kind} must be a function (params) => problem or null`);
+  // As AgentHost.add merges them, frozen: a hook cannot change what the agent will see.
+  const params = Object.freeze({ ...(defaults as object | undefined), ...agent.params });
+  const answer = askCheckParams(hook as (params: unknown) => unknown, program, params);
+  if (answer === null) return;
+  if ("threw" in answer) fail(`${of} were refused by the checkParams of ${program.kind}, which threw: ${answer.threw}`);
+  else fail(`${of}: ${answer.problem}`);
 }
 
 /** The tier types of the fee tiers (the risk layer checks the rest of the markets when the run builds its exchange). */

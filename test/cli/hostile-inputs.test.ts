@@ -515,8 +515,9 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   // puts the cause's whole stack in its message, so stderr carries 10 "    at ..." frames (agents/lib/grid.ts ...
   // src/cli/main.ts). The same for every agent that refuses its parameters.
   agentUnknownSymbol: { field: /symbol "NOPEPERP"/, rule: /not one of the run's markets/, allowErrorName: true },
-  agentRateNegative: { field: /ratePerSecond "-1"/, rule: /must be > 0/, allowErrorName: true },
-  agentRateText: { field: /ratePerSecond "fast"/, rule: /must be > 0/, allowErrorName: true },
+  // Was (as agentUnknownSymbol, then a RangeError from the agent's start): refused by the scenario check, before the run.
+  agentRateNegative: { field: /agents\[1\]\.params of "taker": ratePerSecond "-1"/, rule: /must be a finite number greater than 0/ },
+  agentRateText: { field: /agents\[1\]\.params of "taker": ratePerSecond "fast"/, rule: /must be a finite number greater than 0/ },
   agentNameTwice: { field: /agents\[1\]\.name "mm"/, rule: /used twice/ },
   agentNameSpace: { field: /agents\[0\]\.name "my agent"/, rule: /letters, digits/ },
   // Was: "scenario.agents.forEach is not a function".
