@@ -5,7 +5,7 @@
 import { Command } from "commander";
 import { runKernelDemo } from "./demo.ts";
 import { fuzzCommand, type FuzzCommandOptions } from "./fuzz.ts";
-import { replayCommand, type ReplayCommandOptions } from "./replay.ts";
+import { REPLAY_SERVE_DEFAULTS, replayCommand, type ReplayCommandOptions } from "./replay.ts";
 import { recordCommand, type RecordCommandOptions } from "./record.ts";
 import { runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
@@ -73,8 +73,9 @@ program
   .option("--state-out <file>", "where to write the state JSON (default: <log dir>/state-<ms>.json)")
   .option("--serve", "then serve the replayed exchange live (REST, streaming, order entry, admin); the run's agents do not come back")
   .option("--clock <mode>", "with --serve: manual (moves only via POST /admin/clock) or wall (runs from the replayed time)", "manual")
-  .option("--port <port>", "with --serve: TCP port (0 = any free port)", "8080")
-  .option("--host <host>", "with --serve: address to listen on", "127.0.0.1")
+  // No commander defaults for --port and --host: replayCommand must see whether they were given (without --serve they are refused).
+  .option("--port <port>", `with --serve: TCP port (0 = any free port) (default: "${REPLAY_SERVE_DEFAULTS.port}")`)
+  .option("--host <host>", `with --serve: address to listen on (default: "${REPLAY_SERVE_DEFAULTS.host}")`)
   .action(async (log: string, options: ReplayCommandOptions) => {
     await replayCommand(log, options);
   });

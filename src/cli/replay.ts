@@ -29,7 +29,10 @@
  *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
- * replays nothing and writes no state file.
+ * replays nothing and writes no state file. `--port` and `--host` without
+ * `--serve` are refused (they would do nothing); their defaults
+ * (REPLAY_SERVE_DEFAULTS) apply here, not through commander, so that a
+ * flag that was not given can be told from one that was.
  */
 import { dirname, join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -52,9 +55,14 @@ export interface ReplayCommandOptions {
   stateOut?: string;
   serve?: boolean;
   clock?: string;
+  /** With `serve` only (refused without it); default REPLAY_SERVE_DEFAULTS.port. */
   port?: string;
+  /** With `serve` only (refused without it); default REPLAY_SERVE_DEFAULTS.host. */
   host?: string;
 }
+
+/** Where `replay --serve` listens when `--port` / `--host` are not given (as `shadowbook serve`). */
+export const REPLAY_SERVE_DEFAULTS = Object.freeze({ port: "8080", host: "127.0.0.1" });
 
 /** What `replayCommand` did (for tests and callers). */
 export interface ReplayCommandResult {
@@ -121,11 +129,15 @@ function port(value: string): number {
 
 export async function replayCommand(path: string, options: ReplayCommandOptions): Promise<ReplayCommandResult> {
   // Every flag is checked, and --host:--port bound once, before the log is read: a refused command writes no state file.
+  if (options.serve !== true) {
+    if (options.port !== undefined) throw new Error(`--port "${options.port}" only applies with --serve`);
+    if (options.host !== undefined) throw new Error(`--host "${options.host}" only applies with --serve`);
+  }
   const clock = options.clock ?? "manual";
   if (clock !== "manual" && clock !== "wall") throw new Error(`--clock "${clock}" must be manual or wall`);
   const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
-  const host = options.host ?? "127.0.0.1";
-  const listenPort = options.serve === true ? port(options.port ?? "8080") : undefined;
+  const host = options.host ?? REPLAY_SERVE_DEFAULTS.host;
+  const listenPort = options.serve === true ? port(options.port ?? REPLAY_SERVE_DEFAULTS.port) : undefined;
   if (listenPort !== undefined) await checkListen(host, listenPort);
   const log = readInputLog(path);
   const started = performance.now();

@@ -2,7 +2,8 @@
  * `shadowbook replay`'s flags: a time that does not exist is refused, not
  * rolled over into another; with --serve, --port and --host are checked
  * (the address bound once, as `shadowbook serve` does) before the log is
- * read, so a refused command replays nothing and writes no state file.
+ * read, so a refused command replays nothing and writes no state file;
+ * without --serve they are refused.
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -85,8 +86,11 @@ describe("replay --serve checks --port and --host before it reads the log", () =
     expect(readdirSync(dir)).toEqual(["inputs.arrow"]);
   });
 
-  it("without --serve, --port is not looked at (the replay runs)", async () => {
-    const result = await replayCommand(log(), { port: "abc" });
+  it("without --serve, --port and --host are refused before the log is read (they would do nothing)", async () => {
+    await expect(replayCommand(log(), { port: "9000", until: "1767225601000" })).rejects.toThrow('--port "9000" only applies with --serve');
+    await expect(replayCommand(log(), { host: "127.0.0.1", until: "1767225601000" })).rejects.toThrow('--host "127.0.0.1" only applies with --serve');
+    expect(readdirSync(dir)).toEqual(["inputs.arrow"]);
+    const result = await replayCommand(log(), {});
     expect(result.diverged).toBe(false);
     expect(readdirSync(dir)).toEqual(["inputs.arrow"]);
   });
