@@ -92,6 +92,7 @@ import { AssetStatus } from "../spec/enums.ts";
 import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
 import { quote } from "../exchange/gateway/validate/errors.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
+import { REST_BODY_LIMIT_BYTES } from "./rest.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
 // -- body schemas -------------------------------------------------------------------------------
@@ -433,11 +434,11 @@ function match(template: string, path: string): Record<string, string> | null {
   return params;
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
+async function readJson(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
   const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json") throw invalid(`request body must be application/json, got ${mediaType === undefined ? "no content type" : quote(mediaType)}`);
-  const text = await readBody(request);
-  if (text === undefined) throw invalid("request body is too large");
+  const text = await readBody(request, response, REST_BODY_LIMIT_BYTES);
+  if (text === undefined) throw invalid(`request body exceeds ${REST_BODY_LIMIT_BYTES} bytes`);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -464,7 +465,7 @@ async function serve(context: LiveContext, request: IncomingMessage, response: S
     response.setHeader("allow", allowed.join(", "));
     return sendJson(response, 405, { error: "METHOD_NOT_ALLOWED", message: `method ${method} is not allowed on ${url.pathname}; allowed: ${allowed.join(", ")}` });
   }
-  const body = found.route.body ? await readJson(request) : undefined;
+  const body = found.route.body ? await readJson(request, response) : undefined;
   const reply = found.route.action(context, body, found.params);
   if (found.route.durable) context.driver.whenDurable(() => sendJson(response, reply.status, reply.body));
   else sendJson(response, reply.status, reply.body);

@@ -74,7 +74,11 @@ import { apiDocumentYaml, REST_ROUTES, type ApiDocumentName, type RestRoute } fr
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
-/** Largest accepted POST body. */
+/**
+ * Largest accepted request body, on /v2 and /admin alike (an order-entry
+ * body is well under 1 KiB). A larger one is answered 400 as soon as it is
+ * known to be larger, and the connection closed (server.ts readBody).
+ */
 export const REST_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** Routes removed in contract 3.x (spec 4.1, 9): 404, with what to use instead. */
@@ -326,7 +330,7 @@ async function orderEntry(context: LiveContext, op: OrderEntryOperation, request
     const got = contentType === undefined ? "no content type" : `content type ${quote(contentType)}`;
     return sendRequestError(response, invalid(`request body must be application/json, got ${got}`));
   }
-  const text = await readBody(request, REST_BODY_LIMIT_BYTES);
+  const text = await readBody(request, response, REST_BODY_LIMIT_BYTES);
   if (text === undefined) return sendRequestError(response, invalid(`request body exceeds ${REST_BODY_LIMIT_BYTES} bytes`));
   let body: unknown;
   try {

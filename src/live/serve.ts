@@ -32,6 +32,12 @@ export interface StartOptions {
   drainMs?: number;
   /** Open WebSocket connections per source IP (default WEBSOCKETS_PER_IP_MAX, server.ts). */
   websocketsPerIp?: number;
+  /** Open TCP connections per source IP, plain HTTP and WebSocket alike (default CONNECTIONS_PER_IP_MAX, server.ts). */
+  connectionsPerIp?: number;
+  /** HTTP timeouts (defaults HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS and HTTP_KEEP_ALIVE_TIMEOUT_MS, server.ts). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
   /** Worker threads recovering WebSocket order-entry signatures in signed mode (default 0: on the main thread; exec.ts says when more pay). */
   signerThreads?: number;
   /** Runs once the server is assembled, before it listens (seed accounts, prices, agents). */
@@ -80,6 +86,10 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
       ...(options.edgeLimit === undefined ? {} : { edgeLimit: options.edgeLimit }),
       ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
       ...(options.websocketsPerIp === undefined ? {} : { websocketsPerIp: options.websocketsPerIp }),
+      ...(options.connectionsPerIp === undefined ? {} : { connectionsPerIp: options.connectionsPerIp }),
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(options.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs: options.keepAliveTimeoutMs }),
     },
   );
   options.setup?.(context);

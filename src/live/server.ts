@@ -8,12 +8,22 @@
  * all on the same Exchange through one LiveDriver, so every input is
  * stamped, logged and handled the same way.
  *
+ * Connection limits where the specification shows none (8.5): open TCP
+ * connections per source IP (CONNECTIONS_PER_IP_MAX, counted as they are
+ * accepted, so plain HTTP and upgraded WebSockets alike; one beyond it is
+ * destroyed at once), open WebSockets per source IP within that
+ * (WEBSOCKETS_PER_IP_MAX, 429), and explicit HTTP timeouts instead of
+ * Node's implicit ones (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
+ * HTTP_KEEP_ALIVE_TIMEOUT_MS), which end with the upgrade: a WebSocket
+ * lives as long as its peer keeps it.
+ *
  * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, idle
  * stream connections are closed first with 1001, the rest within the 10 s
  * drain (answers held for the input log's group commit go out first), the
  * input log is made durable and closed, then the process may exit 0.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { Exchange } from "../exchange/exchange.ts";
@@ -56,6 +66,14 @@ export interface LiveServerOptions {
   drainMs?: number;
   /** Open WebSocket connections (/ws and /exec together) per source IP (default WEBSOCKETS_PER_IP_MAX). */
   websocketsPerIp?: number;
+  /** Open TCP connections per source IP, plain HTTP and WebSocket alike (default CONNECTIONS_PER_IP_MAX). */
+  connectionsPerIp?: number;
+  /** Time a connection has to send a request's complete headers (default HTTP_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs?: number;
+  /** Time a connection has to send a whole request, body included (default HTTP_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+  /** Time an idle keep-alive connection is kept between requests (default HTTP_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -67,6 +85,58 @@ export interface LiveServerOptions {
  * of the IP's connections has closed.
  */
 export const WEBSOCKETS_PER_IP_MAX = 256;
+
+/**
+ * Open TCP connections per source IP, counted when a connection is
+ * accepted: plain HTTP, keep-alive and WebSocket alike (a WebSocket is one
+ * connection from its upgrade request on). Like WEBSOCKETS_PER_IP_MAX it
+ * guards memory and file descriptors against one client, here against one
+ * holding thousands of idle or half-sent HTTP connections. Four times the
+ * WebSocket limit: a client at that limit still has room for its REST
+ * connections (a pooling client needs a few dozen). A connection beyond it
+ * is destroyed at once, as a network edge drops it, with no answer (answering
+ * would mean reading a request from a client already holding its share), and
+ * counts again once one of the IP's connections has closed.
+ */
+export const CONNECTIONS_PER_IP_MAX = 1_024;
+
+/**
+ * Time a connection has to send a request's complete headers, counted from
+ * the connection (or, on a kept-alive one, from the request's first byte);
+ * then it is answered 408 and closed. This is the slowloris defence: Node's
+ * implicit 60 s let a client hold a connection by trickling a header line a
+ * minute. A request's headers are one small write (at most 16 KiB, Node's
+ * limit), so 10 s is ample even over a slow network.
+ */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * Time a connection has to send a whole request, headers and body (a body
+ * is at most REST_BODY_LIMIT_BYTES, 64 KiB: at 10 KB/s it arrives in under
+ * 7 s); then it is answered 408 and closed. It bounds a slowly trickled
+ * body, which the body limit alone does not. Node's implicit value is
+ * 300 s. It ends when the request has arrived: a slow answer (the manual
+ * clock's long advance, a group commit) does not count.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Time an idle keep-alive connection is kept between requests (advertised
+ * in `Keep-Alive: timeout=60`; Node closes it 1 s after that, so that a
+ * client reusing it at the last moment is not cut). Node's implicit 5 s
+ * makes a client polling every few seconds reconnect for each request;
+ * 60 s, the usual idle timeout of load balancers, keeps a polling client's
+ * connection warm, and the idle connections one client can hold are bounded
+ * by CONNECTIONS_PER_IP_MAX.
+ */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 60_000;
+
+/**
+ * Node checks the headers and request timeouts on an interval (30 s by
+ * default: a 10 s timeout could take 40 s); here a tenth of the shorter
+ * timeout, at most this, so a timeout is late by at most a tenth.
+ */
+export const HTTP_TIMEOUT_CHECK_INTERVAL_MAX_MS = 1_000;
 
 export interface Surfaces {
   rest: HttpHandler;
@@ -83,6 +153,10 @@ export class LiveServer {
   private readonly edge: EdgeLimiter;
   /** Open (or opening) WebSocket connections by source IP; an IP leaves the map with its last one. */
   private readonly websocketsByIp = new Map<string, number>();
+  /** Open TCP connections by source IP; an IP leaves the map with its last one. */
+  private readonly connectionsByIp = new Map<string, number>();
+  private readonly websocketsPerIp: number;
+  private readonly connectionsPerIp: number;
 
   constructor(
     readonly context: LiveContext,
@@ -90,7 +164,19 @@ export class LiveServer {
     private readonly options: LiveServerOptions,
   ) {
     this.edge = new EdgeLimiter(options.edgeLimit ?? DEFAULT_EDGE_LIMIT);
-    this.http = createServer((request, response) => this.onRequest(request, response));
+    this.websocketsPerIp = positiveInteger("websocketsPerIp", options.websocketsPerIp ?? WEBSOCKETS_PER_IP_MAX);
+    this.connectionsPerIp = positiveInteger("connectionsPerIp", options.connectionsPerIp ?? CONNECTIONS_PER_IP_MAX);
+    const headersTimeout = positiveInteger("headersTimeoutMs", options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS);
+    const requestTimeout = positiveInteger("requestTimeoutMs", options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS);
+    const keepAliveTimeout = positiveInteger("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? HTTP_KEEP_ALIVE_TIMEOUT_MS);
+    // The headers are part of the request: Node refuses the other way round too.
+    if (headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs "${headersTimeout}" is above requestTimeoutMs "${requestTimeout}"`);
+    const checkInterval = Math.max(1, Math.min(HTTP_TIMEOUT_CHECK_INTERVAL_MAX_MS, Math.floor(headersTimeout / 10)));
+    this.http = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: checkInterval }, (request, response) =>
+      this.onRequest(request, response),
+    );
+    // After Node's own listener (which sets the connection up): a refused one is torn down like any closed connection.
+    this.http.on("connection", (socket: Socket) => this.onConnection(socket));
     this.http.on("upgrade", (request, socket, head) => this.onUpgrade(request, socket, head));
   }
 
@@ -108,6 +194,11 @@ export class LiveServer {
   urls(port: number): { rest: string; stream: string; exec: string } {
     const host = this.options.host.includes(":") ? `[${this.options.host}]` : this.options.host;
     return { rest: `http://${host}:${port}/v2`, stream: `ws://${host}:${port}/ws`, exec: `ws://${host}:${port}/exec` };
+  }
+
+  /** Counts a connection of its source IP until it closes, or destroys it when the IP holds its limit. */
+  private onConnection(socket: Socket): void {
+    if (!countPerIp(this.connectionsByIp, socket.remoteAddress ?? "unknown", this.connectionsPerIp, socket)) socket.destroy();
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
@@ -154,7 +245,7 @@ export class LiveServer {
         socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
         return;
       }
-      if (!this.admitWebsocket(socket, request.socket.remoteAddress ?? "unknown")) {
+      if (!countPerIp(this.websocketsByIp, request.socket.remoteAddress ?? "unknown", this.websocketsPerIp, socket)) {
         socket.end("HTTP/1.1 429 Too Many Requests\r\n\r\n");
         return;
       }
@@ -164,19 +255,6 @@ export class LiveServer {
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
       else socket.destroy();
     }
-  }
-
-  /** Counts a WebSocket of `ip` until its socket closes, or refuses it when the IP holds its limit. */
-  private admitWebsocket(socket: Duplex, ip: string): boolean {
-    const open = this.websocketsByIp.get(ip) ?? 0;
-    if (open >= (this.options.websocketsPerIp ?? WEBSOCKETS_PER_IP_MAX)) return false;
-    this.websocketsByIp.set(ip, open + 1);
-    socket.once("close", () => {
-      const left = this.websocketsByIp.get(ip)! - 1;
-      if (left === 0) this.websocketsByIp.delete(ip);
-      else this.websocketsByIp.set(ip, left);
-    });
-    return true;
   }
 
   /**
@@ -210,6 +288,28 @@ export class LiveServer {
   }
 }
 
+/**
+ * Counts `socket` under `ip` in `openByIp` until it closes (every socket
+ * emits close once, however it ends), or returns false, counting nothing,
+ * when the IP already holds `max`.
+ */
+function countPerIp(openByIp: Map<string, number>, ip: string, max: number, socket: Duplex): boolean {
+  const open = openByIp.get(ip) ?? 0;
+  if (open >= max) return false;
+  openByIp.set(ip, open + 1);
+  socket.once("close", () => {
+    const left = openByIp.get(ip)! - 1;
+    if (left === 0) openByIp.delete(ip);
+    else openByIp.set(ip, left);
+  });
+  return true;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} "${value}" is not a positive integer`);
+  return value;
+}
+
 /** The request target as a URL, or null when it is not one (`//[`, `/\\`: the client's error, answered 400). */
 function requestUrl(request: IncomingMessage): URL | null {
   try {
@@ -234,18 +334,32 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
 }
 
-/** Reads a request body (at most `limitBytes`); resolves undefined when it is larger. */
-export function readBody(request: IncomingMessage, limitBytes = 64 * 1024): Promise<string | undefined> {
+/**
+ * Reads a request body of at most `limitBytes`; resolves undefined when it
+ * is larger, as soon as that is known: at once when its content-length says
+ * so, otherwise when the bytes read pass the limit. The rest of a larger body
+ * is never read, so the answer to it closes the connection (`connection:
+ * close` on `response`): a body streamed forever is cut there, and not read
+ * and thrown away until the request timeout.
+ */
+export function readBody(request: IncomingMessage, response: ServerResponse, limitBytes: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
+    const refuse = () => {
+      response.setHeader("connection", "close");
+      resolve(undefined);
+    };
+    if (Number(request.headers["content-length"] ?? 0) > limitBytes) return refuse();
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    request.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limitBytes) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    request.on("end", () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString("utf8")));
+      if (size <= limitBytes) return void chunks.push(chunk);
+      request.off("data", onData);
+      chunks.length = 0;
+      refuse();
+    };
+    request.on("data", onData);
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
   });
 }
