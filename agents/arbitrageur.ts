@@ -17,12 +17,12 @@
  * unfilled (IOCs that found nothing), error:<code>.
  */
 import { MICROS_PER_MILLI } from "../src/core/time.ts";
-import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import { BookTracker } from "./lib/book.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { finite, nonNegative, paramsProblem, positive, refuseBadParams, symbolList, type ParamRules, type RelationRule } from "./lib/params.ts";
+import { finite, marketSymbolList, nonNegative, paramsProblem, positive, refuseBadParams, type ParamRules, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface ArbitrageurParams {
@@ -50,7 +50,7 @@ export const ARBITRAGEUR_DEFAULTS: ArbitrageurParams = {
 };
 
 const RULES: ParamRules<ArbitrageurParams> = {
-  symbols: symbolList,
+  symbols: marketSymbolList("perp"),
   thresholdBps: nonNegative,
   // May be negative: a long is then unwound only once the bid is above the oracle.
   exitBps: finite,
@@ -64,8 +64,8 @@ const RELATIONS: readonly RelationRule<ArbitrageurParams>[] = [
   (p) => (p.thresholdBps > p.exitBps ? null : `thresholdBps "${p.thresholdBps}" must be greater than exitBps "${p.exitBps}"`),
 ];
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: ArbitrageurParams): string | null => paramsProblem(params, RULES, RELATIONS);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: ArbitrageurParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES, RELATIONS);
 
 const UNSETTLED_MAX_MICROS = 1_000_000;
 
@@ -173,9 +173,8 @@ export const arbitrageur = defineAgent<ArbitrageurParams>({
   checkParams,
   async start(ctx) {
     const p = ctx.params;
-    refuseBadParams("arbitrageur", checkParams(p));
+    refuseBadParams("arbitrageur", checkParams(p, ctx));
     const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
-    for (const grid of grids) if (grid.kind !== "perp") throw new RangeError(`symbol "${grid.symbol}" must be a perp market`);
     const oracle = await OracleTracker.start(ctx);
     const positions = await PositionTracker.start(ctx);
     for (const grid of grids) new Watch(ctx, grid, await BookTracker.start(ctx, grid.symbol), oracle, positions);

@@ -39,11 +39,11 @@
  */
 import type { Client } from "../src/client/client.ts";
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
-import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { listOf, nonNegative, nonNegativeInteger, orNull, paramsProblem, positive, refuseBadParams, symbol, type ParamRules } from "./lib/params.ts";
+import { delaySeconds, listOf, marketSymbol, number, orNull, type ParamRules, paramsProblem, period, refuseBadParams } from "./lib/params.ts";
 import { noRetryClient, outcomeOf, sendTampered, sendTwice, type LooseBody } from "./lib/raw.ts";
 
 export const CHAOS_PROBES = [
@@ -92,18 +92,28 @@ export const CHAOS_DEFAULTS: ChaosParams = {
   startDelaySeconds: 3,
 };
 
+/**
+ * The largest burst: 10,000 requests. A burst only has to outnumber a
+ * rate-limit bucket to run into it, and the largest default bucket is tier
+ * 3's 6,000 order-entry requests per 60 s, so every default tier is still
+ * reached. A burst is sent in one instant, all requests in flight at once:
+ * a huge size would hold that many requests in memory and stall the run on
+ * that instant.
+ */
+export const CHAOS_BURST_SIZE_MAX = 10_000;
+
 const RULES: ParamRules<ChaosParams> = {
-  symbol,
+  symbol: marketSymbol("perp", "some probes use stops"),
   probes: listOf("probe", CHAOS_PROBES),
-  // 0 would probe (or burst) at the same instant, forever.
-  everySeconds: positive,
-  burstEverySeconds: orNull(positive),
-  burstSize: nonNegativeInteger,
-  startDelaySeconds: nonNegative,
+  // A shorter period would probe (or burst) at the same instant, forever.
+  everySeconds: period,
+  burstEverySeconds: orNull(period),
+  burstSize: number({ min: 0, max: CHAOS_BURST_SIZE_MAX, integer: true }),
+  startDelaySeconds: delaySeconds,
 };
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: ChaosParams): string | null => paramsProblem(params, RULES);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: ChaosParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES);
 
 /** An id no order of the run has (ids are counters far below it). */
 const UNKNOWN_ORDER_ID = "18446744073709551000";
@@ -304,9 +314,8 @@ export const chaos = defineAgent<ChaosParams>({
   defaults: CHAOS_DEFAULTS,
   checkParams,
   async start(ctx) {
-    refuseBadParams("chaos", checkParams(ctx.params));
+    refuseBadParams("chaos", checkParams(ctx.params, ctx));
     const grid = gridOf(ctx.markets, ctx.params.symbol);
-    if (grid.kind !== "perp") throw new RangeError(`symbol "${grid.symbol}" must be a perp market (some probes use stops)`);
     const oracle = await OracleTracker.start(ctx);
     const agent = new Chaos(ctx, grid, oracle);
     await oracle.ready(grid.asset);

@@ -26,15 +26,15 @@
  * book moved through a quote, ORDER_NOT_FOUND_ERROR when a quote filled
  * while it was being modified).
  */
-import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
-import { CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, CANCEL_ALL_AFTER_TIMEOUT_MS_MIN } from "../src/spec/limits.ts";
+import { CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, DEPTH_REST_LIMIT_MAX } from "../src/spec/limits.ts";
 import { BalanceTracker } from "./lib/balances.ts";
 import { countError, requestErrorCode } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { nonNegative, number, orNull, paramsProblem, positive, positiveInteger, refuseBadParams, symbol, type ParamRules, type RelationRule } from "./lib/params.ts";
+import { delaySeconds, nonNegative, number, orNull, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule, symbol } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MarketMakerParams {
@@ -92,20 +92,29 @@ interface Target {
   readonly lots: number;
 }
 
+/**
+ * The most quote levels per side: 1,000, the deepest a client can read a
+ * book (REST depth's largest `limit`, DEPTH_REST_LIMIT_MAX; the depth stream
+ * shows 100): quotes deeper than that are seen by no one. Each level is two
+ * resting orders, each looked at (and maybe modified) at every refresh, so
+ * a huge count would allocate that many slots and send that many orders.
+ */
+export const MARKET_MAKER_LEVELS_MAX = DEPTH_REST_LIMIT_MAX;
+
 const RULES: ParamRules<MarketMakerParams> = {
   symbol,
-  levels: positiveInteger,
+  levels: number({ min: 1, max: MARKET_MAKER_LEVELS_MAX, integer: true }),
   spreadBps: nonNegative,
   levelSpacingBps: nonNegative,
   levelNotional: positive,
   // A divisor of the inventory.
   maxInventoryNotional: positive,
   skewBps: nonNegative,
-  refreshSeconds: positive,
+  refreshSeconds: period,
   requoteBps: nonNegative,
   // What cancelAllAfter takes: whole ms within the spec's bounds.
   deadManMs: number({ min: CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, max: CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, integer: true }),
-  stopRefreshingAfterSeconds: orNull(nonNegative),
+  stopRefreshingAfterSeconds: orNull(delaySeconds),
 };
 
 const RELATIONS: readonly RelationRule<MarketMakerParams>[] = [
@@ -113,8 +122,8 @@ const RELATIONS: readonly RelationRule<MarketMakerParams>[] = [
   (p) => (p.deadManMs > p.refreshSeconds * 1_000 ? null : `deadManMs "${p.deadManMs}" must be longer than refreshSeconds "${p.refreshSeconds}" s`),
 ];
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: MarketMakerParams): string | null => paramsProblem(params, RULES, RELATIONS);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: MarketMakerParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES, RELATIONS);
 
 class MarketMaker {
   private readonly slots: Slot[] = [];
@@ -287,7 +296,7 @@ export const marketMaker = defineAgent<MarketMakerParams>({
   defaults: MARKET_MAKER_DEFAULTS,
   checkParams,
   async start(ctx) {
-    refuseBadParams("market-maker", checkParams(ctx.params));
+    refuseBadParams("market-maker", checkParams(ctx.params, ctx));
     const grid = gridOf(ctx.markets, ctx.params.symbol);
     const oracle = await OracleTracker.start(ctx);
     const orders = await OrderTracker.start(ctx);

@@ -24,13 +24,13 @@
  * remainderExits, closed, error:<code>.
  */
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
-import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import type { Order } from "../src/spec/order.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { nonNegative, paramsProblem, positive, positiveInteger, refuseBadParams, symbol, type ParamRules, type RelationRule } from "./lib/params.ts";
+import { delaySeconds, marketSymbol, nonNegative, number, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -75,27 +75,38 @@ export const MOMENTUM_DEFAULTS: MomentumParams = {
   cooldownSeconds: 30,
 };
 
+/**
+ * The most samples in a moving average: 1,000,000. Each average keeps one
+ * number per sample (8 MB at this count), made when the agent starts; a
+ * million samples at the default 1 s is 11.6 days of prices, far longer than
+ * a momentum signal averages over. A huge count fails to allocate (or
+ * exhausts memory) during the run.
+ */
+export const MOMENTUM_SAMPLES_MAX = 1_000_000;
+
+const SAMPLES = number({ min: 1, max: MOMENTUM_SAMPLES_MAX, integer: true });
+
 const RULES: ParamRules<MomentumParams> = {
-  symbol,
-  sampleSeconds: positive,
-  fastSamples: positiveInteger,
-  slowSamples: positiveInteger,
+  symbol: marketSymbol("perp", "stops are perp only"),
+  sampleSeconds: period,
+  fastSamples: SAMPLES,
+  slowSamples: SAMPLES,
   entryThresholdBps: nonNegative,
   notional: positive,
   crossBps: nonNegative,
   stopLossBps: positive,
   takeProfitBps: positive,
   stopSlippageBps: nonNegative,
-  maxHoldSeconds: nonNegative,
-  cooldownSeconds: nonNegative,
+  maxHoldSeconds: delaySeconds,
+  cooldownSeconds: delaySeconds,
 };
 
 const RELATIONS: readonly RelationRule<MomentumParams>[] = [
   (p) => (p.slowSamples > p.fastSamples ? null : `slowSamples "${p.slowSamples}" must be greater than fastSamples "${p.fastSamples}"`),
 ];
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: MomentumParams): string | null => paramsProblem(params, RULES, RELATIONS);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: MomentumParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES, RELATIONS);
 
 /** How long an entry fill may take to show as a position (settlement) before it is taken as busted. */
 const POSITION_WAIT_MICROS = 5 * MICROS_PER_SECOND;
@@ -330,9 +341,8 @@ export const momentum = defineAgent<MomentumParams>({
   checkParams,
   async start(ctx) {
     const p = ctx.params;
-    refuseBadParams("momentum", checkParams(p));
+    refuseBadParams("momentum", checkParams(p, ctx));
     const grid = gridOf(ctx.markets, p.symbol);
-    if (grid.kind !== "perp") throw new RangeError(`symbol "${p.symbol}" must be a perp market: stops are perp only`);
     const oracle = await OracleTracker.start(ctx);
     const positions = await PositionTracker.start(ctx);
     const orders = await OrderTracker.start(ctx);

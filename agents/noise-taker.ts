@@ -14,11 +14,11 @@
  * notional (USD of the quantity sent), error:<code>.
  */
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
-import { defineAgent } from "../src/sim/agent.ts";
+import { defineAgent, type AgentParamsContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { nonNegative, number, paramsProblem, positive, refuseBadParams, symbolList, type ParamRules } from "./lib/params.ts";
+import { delaySeconds, nonNegative, number, type ParamRules, paramsProblem, positive, refuseBadParams, symbolList } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface NoiseTakerParams {
@@ -51,19 +51,28 @@ export const NOISE_TAKER_DEFAULTS: NoiseTakerParams = {
   buyShare: 0.5,
 };
 
+/**
+ * The highest mean order rate: 1,000 orders per second, ten times what the
+ * default rate limits let one wallet send (tier 3: 6,000 per 60 s, 100 per
+ * second), so every order past that is a rate-limit refusal anyway. The
+ * run's work grows with the rate (1,000 a second is 3.6 million orders a
+ * simulated hour): a huge rate would never let virtual time move on.
+ */
+export const NOISE_TAKER_RATE_PER_SECOND_MAX = 1_000;
+
 const RULES: ParamRules<NoiseTakerParams> = {
   symbols: symbolList,
-  ratePerSecond: positive,
+  ratePerSecond: number({ min: 0, minExclusive: true, max: NOISE_TAKER_RATE_PER_SECOND_MAX }),
   medianNotional: positive,
   notionalSigma: nonNegative,
   crossBps: nonNegative,
   maxPositionNotional: nonNegative,
-  startDelaySeconds: nonNegative,
+  startDelaySeconds: delaySeconds,
   buyShare: number({ min: 0, max: 1 }),
 };
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: NoiseTakerParams): string | null => paramsProblem(params, RULES);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: NoiseTakerParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES);
 
 export const noiseTaker = defineAgent<NoiseTakerParams>({
   kind: "noise-taker",
@@ -72,7 +81,7 @@ export const noiseTaker = defineAgent<NoiseTakerParams>({
   checkParams,
   async start(ctx) {
     const p = ctx.params;
-    refuseBadParams("noise-taker", checkParams(p));
+    refuseBadParams("noise-taker", checkParams(p, ctx));
     const grids = p.symbols.map((symbol) => gridOf(ctx.markets, symbol));
     const oracle = await OracleTracker.start(ctx);
     const positions = grids.some((grid) => grid.kind === "perp") ? await PositionTracker.start(ctx) : undefined;

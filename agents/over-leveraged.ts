@@ -23,13 +23,13 @@
  * cap), topUps, liquidations, adl, reentries, tooPoorToBuild, error:<code>.
  */
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
-import { defineAgent, type AgentContext } from "../src/sim/agent.ts";
+import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import type { PerpExecution } from "../src/spec/execution.ts";
 import { readBalance } from "./lib/balances.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { assetName, boolean, nonNegative, oneOf, orNull, paramsProblem, positive, refuseBadParams, symbol, type ParamRules } from "./lib/params.ts";
+import { assetName, boolean, delaySeconds, marketSymbol, nonNegative, oneOf, orNull, type ParamRules, paramsProblem, period, positive, refuseBadParams } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface OverLeveragedParams {
@@ -75,23 +75,23 @@ export const OVER_LEVERAGED_DEFAULTS: OverLeveragedParams = {
 };
 
 const RULES: ParamRules<OverLeveragedParams> = {
-  symbol,
+  symbol: marketSymbol("perp"),
   side: oneOf(["long", "short"]),
   alternate: boolean,
   leverage: positive,
   chunkNotional: positive,
-  chunkSeconds: positive,
-  // 0 would look again at the same instant, forever.
-  topUpSeconds: orNull(positive),
+  chunkSeconds: period,
+  // A shorter period would look again at the same instant, forever.
+  topUpSeconds: orNull(period),
   crossBps: nonNegative,
-  startDelaySeconds: nonNegative,
-  reenterAfterSeconds: orNull(nonNegative),
+  startDelaySeconds: delaySeconds,
+  reenterAfterSeconds: orNull(delaySeconds),
   minEquity: nonNegative,
   collateralAsset: assetName,
 };
 
-/** Why the params cannot run, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same). */
-const checkParams = (params: OverLeveragedParams): string | null => paramsProblem(params, RULES);
+/** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
+const checkParams = (params: OverLeveragedParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES);
 
 /** The smallest chunk tried, as a share of chunkNotional, before the cap counts as reached. */
 const CHUNK_SCALE_MIN = 1 / 16;
@@ -255,9 +255,8 @@ export const overLeveraged = defineAgent<OverLeveragedParams>({
   checkParams,
   async start(ctx) {
     const p = ctx.params;
-    refuseBadParams("over-leveraged", checkParams(p));
+    refuseBadParams("over-leveraged", checkParams(p, ctx));
     const grid = gridOf(ctx.markets, p.symbol);
-    if (grid.kind !== "perp") throw new RangeError(`symbol "${p.symbol}" must be a perp market`);
     const oracle = await OracleTracker.start(ctx);
     const positions = await PositionTracker.start(ctx);
     const trader = new OverLeveraged(ctx, grid, oracle, positions);

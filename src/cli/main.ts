@@ -72,8 +72,8 @@ program
   .option("--until <time>", "stop after the last step at or before this virtual time (Unix ms or ISO-8601, e.g. 2026-01-01T00:05:00Z) and write the state as JSON")
   .option("--state-out <file>", "where to write the state JSON (default: <log dir>/state-<ms>.json)")
   .option("--serve", "then serve the replayed exchange live (REST, streaming, order entry, admin); the run's agents do not come back")
-  .option("--clock <mode>", "with --serve: manual (moves only via POST /admin/clock) or wall (runs from the replayed time)", "manual")
-  // No commander defaults for --port and --host: replayCommand must see whether they were given (without --serve they are refused).
+  // No commander defaults for --clock, --port and --host: replayCommand must see whether they were given (without --serve they are refused).
+  .option("--clock <mode>", `with --serve: manual (moves only via POST /admin/clock) or wall (runs from the replayed time) (default: "${REPLAY_SERVE_DEFAULTS.clock}")`)
   .option("--port <port>", `with --serve: TCP port (0 = any free port) (default: "${REPLAY_SERVE_DEFAULTS.port}")`)
   .option("--host <host>", `with --serve: address to listen on (default: "${REPLAY_SERVE_DEFAULTS.host}")`)
   .action(async (log: string, options: ReplayCommandOptions) => {

@@ -29,10 +29,11 @@
  *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
- * replays nothing and writes no state file. `--port` and `--host` without
- * `--serve` are refused (they would do nothing); their defaults
- * (REPLAY_SERVE_DEFAULTS) apply here, not through commander, so that a
- * flag that was not given can be told from one that was.
+ * replays nothing and writes no state file. `--clock`, `--port` and
+ * `--host` without `--serve` are refused (they would do nothing), the first
+ * given in that order named; their defaults (REPLAY_SERVE_DEFAULTS) apply
+ * here, not through commander, so that a flag that was not given can be
+ * told from one that was.
  */
 import { dirname, join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -54,6 +55,7 @@ export interface ReplayCommandOptions {
   until?: string;
   stateOut?: string;
   serve?: boolean;
+  /** With `serve` only (refused without it); default REPLAY_SERVE_DEFAULTS.clock. */
   clock?: string;
   /** With `serve` only (refused without it); default REPLAY_SERVE_DEFAULTS.port. */
   port?: string;
@@ -61,8 +63,19 @@ export interface ReplayCommandOptions {
   host?: string;
 }
 
-/** Where `replay --serve` listens when `--port` / `--host` are not given (as `shadowbook serve`). */
-export const REPLAY_SERVE_DEFAULTS = Object.freeze({ port: "8080", host: "127.0.0.1" });
+/**
+ * What `replay --serve` uses when `--clock` / `--port` / `--host` are not
+ * given: a manual clock (the replayed state holds still until POST
+ * /admin/clock), and the address `shadowbook serve` listens on.
+ */
+export const REPLAY_SERVE_DEFAULTS = Object.freeze({ clock: "manual", port: "8080", host: "127.0.0.1" });
+
+/** The flags that only apply with `--serve`, in the order --help lists them (the first one given is named). */
+const SERVE_ONLY_FLAGS = [
+  ["--clock", "clock"],
+  ["--port", "port"],
+  ["--host", "host"],
+] as const satisfies readonly (readonly [string, keyof typeof REPLAY_SERVE_DEFAULTS])[];
 
 /** What `replayCommand` did (for tests and callers). */
 export interface ReplayCommandResult {
@@ -130,10 +143,12 @@ function port(value: string): number {
 export async function replayCommand(path: string, options: ReplayCommandOptions): Promise<ReplayCommandResult> {
   // Every flag is checked, and --host:--port bound once, before the log is read: a refused command writes no state file.
   if (options.serve !== true) {
-    if (options.port !== undefined) throw new Error(`--port "${options.port}" only applies with --serve`);
-    if (options.host !== undefined) throw new Error(`--host "${options.host}" only applies with --serve`);
+    for (const [flag, key] of SERVE_ONLY_FLAGS) {
+      const value = options[key];
+      if (value !== undefined) throw new Error(`${flag} "${value}" only applies with --serve`);
+    }
   }
-  const clock = options.clock ?? "manual";
+  const clock = options.clock ?? REPLAY_SERVE_DEFAULTS.clock;
   if (clock !== "manual" && clock !== "wall") throw new Error(`--clock "${clock}" must be manual or wall`);
   const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
   const host = options.host ?? REPLAY_SERVE_DEFAULTS.host;

@@ -38,6 +38,19 @@ export interface AgentMarket {
   readonly asset: string;
 }
 
+/** A market of the run as a checkParams hook sees it: its symbol and kind (the rest is checked when the run builds its exchange). */
+export type ParamsMarket = Pick<AgentMarket, "symbol" | "kind">;
+
+/**
+ * What a checkParams hook is told besides the params: the run's markets, as
+ * the agents will have them (`ctx.markets`: the scenario's perps, then its
+ * spot markets, in its order; the built-in set when it names none). An
+ * AgentContext is one, so start can run the same check.
+ */
+export interface AgentParamsContext {
+  readonly markets: readonly ParamsMarket[];
+}
+
 export type StreamHandler = (message: StreamChannelData) => void | Promise<void>;
 
 /**
@@ -89,23 +102,26 @@ export interface AgentContext<P = Record<string, unknown>> {
  * have, naming it and the known ones (a typo such as `ratePerSec` would
  * otherwise be ignored).
  *
- * `checkParams(params)` (optional) says why those merged params cannot run,
- * as `<field> "<value>" <rule>` (e.g. `ratePerSecond "0" must be a finite
- * number greater than 0`), or null. checkScenario calls it, so that
- * `shadowbook run` and `fuzz` (every seed's draw applied) refuse bad params
- * naming the agent and the field before anything runs; a hook that throws
- * refuses the params with its message. Rules that need the run's markets
- * (a symbol that no market has) stay in `start`. A program whose start may
- * run without checkScenario (a library user building a run by hand) should
- * refuse there too, from the same function: the shipped agents throw its
- * problem from start.
+ * `checkParams(params, context)` (optional) says why those merged params
+ * cannot run, as `<field> "<value>" <rule>` (e.g. `notional "0" must be a
+ * finite number greater than 0`), or null. `context.markets` holds the
+ * run's markets (symbol and kind, exactly the markets `ctx.markets` will
+ * hold), so the hook also refuses a symbol that no market of the run has, or
+ * a market of the wrong kind. checkScenario calls it, so that `shadowbook
+ * run` and `fuzz` (every seed's draw applied) refuse bad params naming the
+ * agent and the field before anything runs; a hook that throws refuses the
+ * params with its message. A program whose start may run without
+ * checkScenario (a library user building a run by hand) should refuse there
+ * too, from the same function (`checkParams(ctx.params, ctx)`: the agent's
+ * context is a params context): the shipped agents throw its problem from
+ * start.
  */
 export interface AgentDefinition<P = Record<string, unknown>> {
   readonly kind: string;
   readonly description: string;
   readonly defaults: P;
-  /** Why `params` (the scenario's over the defaults) cannot run, as `<field> "<value>" <rule>`, or null (see above). */
-  checkParams?(params: P): string | null;
+  /** Why `params` (the scenario's over the defaults) cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (see above). */
+  checkParams?(params: P, context: AgentParamsContext): string | null;
   start(ctx: AgentContext<P>): void | Promise<void>;
 }
 
@@ -116,7 +132,7 @@ export class AgentDefinitionError extends Error {
 /** Declares an agent program (typed parameters, defaults filled in by the runner). */
 export function defineAgent<P>(definition: AgentDefinition<P>): AgentDefinition<P> {
   if (definition.checkParams !== undefined && typeof definition.checkParams !== "function") {
-    throw new AgentDefinitionError(`agent "${definition.kind}" checkParams must be a function (params) => problem or null`);
+    throw new AgentDefinitionError(`agent "${definition.kind}" checkParams must be a function (params, context) => problem or null`);
   }
   return Object.freeze(definition);
 }

@@ -14,14 +14,14 @@
  */
 import { RngRoot } from "../core/rng.ts";
 import { MICROS_PER_MILLI, MICROS_PER_SECOND, type Micros } from "../core/time.ts";
-import { DEFAULT_GATEWAY_CONFIG, DEFAULT_MARKETS, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
+import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../signing/domain.ts";
 import { AgentFailedError, AgentHost, type HostedAgent } from "./agent-host.ts";
 import { ExchangeInvariants } from "./invariants.ts";
 import { DEFAULT_BASIS_SD, Oracle, type PricePath } from "./oracle.ts";
-import { DEFAULT_START_MS, durationProblem, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
+import { DEFAULT_START_MS, durationProblem, marketDefinitionsOf, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
 import { SimWorld } from "./world.ts";
 
 /** What observers (statistics, recorders, reports) are told about the run. */
@@ -83,7 +83,7 @@ export function exchangeConfigOf(scenario: Scenario, signatures: SignatureMode):
     ...scenario.chain,
   };
   return defaultExchangeConfig(DEFAULT_SIGNING_CONFIG, {
-    risk: scenario.markets ?? DEFAULT_MARKETS,
+    risk: marketDefinitionsOf(scenario),
     engine: scenario.engine ?? {},
     chain,
     gateway: { ...DEFAULT_GATEWAY_CONFIG, ...scenario.gateway, verifySignatures: signatures === "signed" },

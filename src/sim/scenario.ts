@@ -24,10 +24,10 @@
 import type { RiskConfigInput } from "../risk/config.ts";
 import type { ChainConfig } from "../settlement/chain.ts";
 import type { EngineConfig } from "../engine/types.ts";
-import type { GatewayConfig } from "../exchange/config.ts";
+import { DEFAULT_MARKETS, type GatewayConfig } from "../exchange/config.ts";
 import type { AdminAction, FaultAction } from "../exchange/inputs.ts";
 import type { Rng } from "../core/rng.ts";
-import type { AgentDefinition } from "./agent.ts";
+import type { AgentDefinition, AgentParamsContext, ParamsMarket } from "./agent.ts";
 import type { AgentLatency } from "./latency.ts";
 
 export type SignatureMode = "trusted" | "signed";
@@ -151,20 +151,20 @@ export function replayParamsProblem(strategy: ReplayStrategyRef, params?: Readon
   const { defaults, checkParams } = strategy as ReplayStrategyRef & ParamsCheckedStrategy;
   if (checkParams === undefined) return null;
   if (typeof checkParams !== "function") return `strategy.checkParams of "${strategy.name}" must be a function (params) => problem or null`;
-  const answer = askCheckParams(checkParams as (params: unknown) => unknown, strategy, { ...(defaults as object | undefined), ...params });
+  const answer = askCheckParams(checkParams as (...args: unknown[]) => unknown, strategy, [{ ...(defaults as object | undefined), ...params }]);
   if (answer === null) return null;
   return "threw" in answer ? `params were refused by the checkParams of "${strategy.name}", which threw: ${answer.threw}` : `params.${answer.problem}`;
 }
 
 /**
- * What a checkParams hook (of a replay strategy or an agent) says of
- * `params`: null when they can run, else its problem, or the message of
- * what it threw.
+ * What a checkParams hook (of a replay strategy or an agent) says of its
+ * arguments (the params, and an agent's params context): null when they can
+ * run, else its problem, or the message of what it threw.
  */
-function askCheckParams(hook: (params: unknown) => unknown, owner: unknown, params: object): { readonly problem: string } | { readonly threw: string } | null {
+function askCheckParams(hook: (...args: unknown[]) => unknown, owner: unknown, args: readonly unknown[]): { readonly problem: string } | { readonly threw: string } | null {
   let problem: unknown;
   try {
-    problem = hook.call(owner, params);
+    problem = hook.call(owner, ...args);
   } catch (error) {
     return { threw: error instanceof Error ? error.message : String(error) };
   }
@@ -321,6 +321,8 @@ export function checkScenario(scenario: Scenario): void {
   if (!Array.isArray(scenario.prices)) fail(`prices must be an array of price feeds (empty when the market is a recording)`);
   // Before the agents and feeds: a recording excludes them (whatever they hold).
   if (scenario.marketData !== undefined) checkMarketData(scenario, fail);
+  // Before the agents: their params are checked against the run's markets.
+  checkMarketLists(scenario, fail);
   checkAgents(scenario, fail);
   checkFeeTierTypes(scenario, fail);
   checkFeeds(scenario, fail);
@@ -333,6 +335,8 @@ export function checkScenario(scenario: Scenario): void {
 
 function checkAgents(scenario: Scenario, fail: Fail): void {
   const names = new Set<string>();
+  // One context for every hook (frozen: a hook cannot change what the next one sees).
+  const context: AgentParamsContext = Object.freeze({ markets: scenarioMarkets(scenario) });
   scenario.agents.forEach((agent, index) => {
     if (!isObject(agent)) fail(`agents[${index}] must be an object: { name, agent, params, account, latency }`);
     if (typeof agent.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(agent.name)) fail(`agents[${index}].name "${agent.name}" must be letters, digits and _.:-`);
@@ -341,20 +345,61 @@ function checkAgents(scenario: Scenario, fail: Fail): void {
     const program = agent.agent as Partial<AgentDefinition> | undefined;
     if (!isObject(program) || typeof program?.kind !== "string" || typeof program.start !== "function") fail(`agents[${index}].agent of "${agent.name}" must be an agent program (defineAgent({ kind, description, defaults, start }))`);
     if (agent.params !== undefined && !isObject(agent.params)) fail(`agents[${index}].params of "${agent.name}" must be an object of parameters`);
-    checkAgentParams(agent, program as AgentDefinition, `agents[${index}]`, fail);
+    checkAgentParams(agent, program as AgentDefinition, context, `agents[${index}]`, fail);
     const tier = agent.account?.rateTier;
     if (tier !== undefined && ![1, 2, 3].includes(tier)) fail(`agents[${index}].account.rateTier "${tier}" must be 1, 2 or 3`);
   });
+}
+
+/** The market definitions a run of `scenario` has: its own `markets`, else the built-in DEFAULT_MARKETS (one source for the run's exchange and the agents' check). */
+export function marketDefinitionsOf(scenario: Scenario): NonNullable<Scenario["markets"]> {
+  return scenario.markets ?? DEFAULT_MARKETS;
+}
+
+/**
+ * The run's markets as its agents will have them (`ctx.markets`, see
+ * AgentHost): the perps, then the spot markets, of the scenario's `markets`,
+ * else of the built-in DEFAULT_MARKETS (as exchangeConfigOf builds the
+ * run's exchange), each as its symbol and kind. Frozen. The scenario's
+ * market lists must have passed checkScenario's shape check (arrays of
+ * objects with a symbol).
+ */
+export function scenarioMarkets(scenario: Scenario): readonly ParamsMarket[] {
+  const markets = marketDefinitionsOf(scenario);
+  return Object.freeze([
+    ...markets.perpMarkets.map((market) => Object.freeze({ symbol: market.symbol, kind: "perp" as const })),
+    ...markets.spotMarkets.map((market) => Object.freeze({ symbol: market.symbol, kind: "spot" as const })),
+  ]);
+}
+
+/**
+ * The shape of the scenario's market lists that scenarioMarkets reads: the
+ * perp and spot lists are arrays of objects, each with a symbol (the risk
+ * layer checks the rest when the run builds its exchange).
+ */
+function checkMarketLists(scenario: Scenario, fail: Fail): void {
+  const markets: unknown = scenario.markets;
+  if (markets === undefined) return;
+  if (!isObject(markets)) fail(`markets must be an object of market definitions: { assets, perpMarkets, spotMarkets, feeTiers, ... } (default: the built-in set)`);
+  for (const list of ["perpMarkets", "spotMarkets"] as const) {
+    const entries: unknown = (markets as Record<string, unknown>)[list];
+    if (!Array.isArray(entries)) fail(`markets.${list} must be an array of markets (empty for none)`);
+    (entries as readonly unknown[]).forEach((market, index) => {
+      const symbol = isObject(market) ? (market as { symbol?: unknown }).symbol : undefined;
+      if (typeof symbol !== "string" || symbol === "") fail(`markets.${list}[${index}].symbol "${String(symbol)}" must be a market symbol`);
+    });
+  }
 }
 
 /**
  * An agent entry's params against its program (see AgentDefinition): every
  * key must be one of the program's defaults, and its checkParams hook, if
  * any, must accept the params as the agent host merges them (the entry's
- * over the defaults). Refusals read `<at>.params of "<name>": <field>
- * "<value>" <rule>`, the field's part as the hook gives it.
+ * over the defaults), told the run's markets (`context`). Refusals read
+ * `<at>.params of "<name>": <field> "<value>" <rule>`, the field's part as
+ * the hook gives it.
  */
-function checkAgentParams(agent: ScenarioAgent, program: AgentDefinition, at: string, fail: Fail): void {
+function checkAgentParams(agent: ScenarioAgent, program: AgentDefinition, context: AgentParamsContext, at: string, fail: Fail): void {
   const defaults: unknown = program.defaults;
   const known = isObject(defaults) ? Object.keys(defaults as object) : [];
   const of = `${at}.params of "${agent.name}"`;
@@ -365,10 +410,10 @@ function checkAgentParams(agent: ScenarioAgent, program: AgentDefinition, at: st
   }
   const hook: unknown = program.checkParams;
   if (hook === undefined) return;
-  if (typeof hook !== "function") fail(`${at}.agent of "${agent.name}": checkParams of ${program.kind} must be a function (params) => problem or null`);
+  if (typeof hook !== "function") fail(`${at}.agent of "${agent.name}": checkParams of ${program.kind} must be a function (params, context) => problem or null`);
   // As AgentHost.add merges them, frozen: a hook cannot change what the agent will see.
   const params = Object.freeze({ ...(defaults as object | undefined), ...agent.params });
-  const answer = askCheckParams(hook as (params: unknown) => unknown, program, params);
+  const answer = askCheckParams(hook as (...args: unknown[]) => unknown, program, [params, context]);
   if (answer === null) return;
   if ("threw" in answer) fail(`${of} were refused by the checkParams of ${program.kind}, which threw: ${answer.threw}`);
   else fail(`${of}: ${answer.problem}`);

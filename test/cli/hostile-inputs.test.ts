@@ -13,9 +13,10 @@
  * TypeError/RangeError/... name, "Cannot read properties of", "is not a
  * function", a JSON.parse position); and an answer in time (a warm command
  * refuses in well under 5 s, so a case still running then is a hang).
- * Refusals whose message carries an error name but is otherwise clear (an
- * agent's own RangeError about its parameters) are allowed explicitly and
- * marked `allowErrorName` below.
+ * Refusals whose message carries an error name but is otherwise clear are
+ * allowed explicitly and marked `allowErrorName` below (none at present:
+ * agents' parameters, their symbols included, are refused by the scenario
+ * check, without one).
  *
  * Most cases run through helpers-hostile.ts: the real CLI (src/cli/main.ts,
  * as bin/shadowbook.mjs runs it) once per case inside one child process, so
@@ -449,6 +450,11 @@ function flagCases(busyPort: number): HostileCase[] {
     // Was (half-written: see its own test). The message (EISDIR with the path) is clear.
     { id: "run: --out where inputs.arrow cannot be written", args: ["run", ok, NO_PROGRESS, "--out", join(TMP, "out-half")], refusal: { field: /out-half/, rule: /directory/ } },
     { id: "run: --out with a flag refused", args: ["run", ok, NO_PROGRESS, "--out", join(TMP, "out-flag"), "--invariant-every", "2"], refusal: { field: /--invariant-every/, rule: /needs the invariants/ } },
+    {
+      id: "run: --out with an agent's unknown symbol",
+      args: ["run", scenarioFile("agentUnknownSymbol"), NO_PROGRESS, "--out", join(TMP, "out-agent-symbol")],
+      refusal: { field: /agents\[0\]\.params of "mm": symbol "NOPEPERP"/, rule: /names no market of this run/ },
+    },
     // Refused a second into the run (after --out was created): the timeline's deposit to an account that does not exist.
     { id: "run: --out over a previous run, refused during the run", args: ["run", scenarioFile("timelineUnknownAccount"), NO_PROGRESS, "--out", join(TMP, "out-previous")], refusal: { field: /timeline\[0\]/, rule: /accountId 999 does not exist/ } },
   ];
@@ -511,13 +517,16 @@ const SCENARIO_REFUSALS: Record<string, Refusal> = {
   agentUndefined: { field: /agents\[0\]|agent "mm"|"mm"/, rule: /agent program|defineAgent|must be an agent|not an agent/ },
   // Was: "agent "mm" failed in start at virtual time ...: TypeError: definition.start is not a function", then its stack (10 frames).
   agentNotAProgram: { field: /agents\[0\]|agent "mm"|"mm"/, rule: /agent program|defineAgent|must be an agent|not an agent/ },
-  // Was: the agent's own RangeError is clear about its parameter (its name is allowed here), but AgentFailedError
-  // puts the cause's whole stack in its message, so stderr carries 10 "    at ..." frames (agents/lib/grid.ts ...
-  // src/cli/main.ts). The same for every agent that refuses its parameters.
-  agentUnknownSymbol: { field: /symbol "NOPEPERP"/, rule: /not one of the run's markets/, allowErrorName: true },
+  // Was: "agent "mm" failed in start at virtual time ...: RangeError: symbol "NOPEPERP" is not one of the run's markets
+  // (...)", then (before that was fixed) the cause's 10 stack frames: the agent's start refused it, during the run.
+  // Now the scenario check refuses it, before the run (its one line: see "an agent's unknown symbol" below).
+  agentUnknownSymbol: {
+    field: /^scenario "hostile": agents\[0\]\.params of "mm": symbol "NOPEPERP"/,
+    rule: /names no market of this run \(its markets: ETHRUSDPERP, BTCRUSDPERP, WETHRUSD\)$/,
+  },
   // Was (as agentUnknownSymbol, then a RangeError from the agent's start): refused by the scenario check, before the run.
-  agentRateNegative: { field: /agents\[1\]\.params of "taker": ratePerSecond "-1"/, rule: /must be a finite number greater than 0/ },
-  agentRateText: { field: /agents\[1\]\.params of "taker": ratePerSecond "fast"/, rule: /must be a finite number greater than 0/ },
+  agentRateNegative: { field: /agents\[1\]\.params of "taker": ratePerSecond "-1"/, rule: /must be a finite number in \(0, 1000\]/ },
+  agentRateText: { field: /agents\[1\]\.params of "taker": ratePerSecond "fast"/, rule: /must be a finite number in \(0, 1000\]/ },
   agentNameTwice: { field: /agents\[1\]\.name "mm"/, rule: /used twice/ },
   agentNameSpace: { field: /agents\[0\]\.name "my agent"/, rule: /letters, digits/ },
   // Was: "scenario.agents.forEach is not a function".
@@ -779,6 +788,18 @@ describe("shadowbook answers inputs that once hung", () => {
 describe("a rejected request changes nothing and loses nothing", () => {
   it("a run refused by a flag creates no --out directory", () => {
     expect(existsSync(join(TMP, "out-flag"))).toBe(false);
+  });
+
+  // Was: the run started (--out created, accounts funded, feeds running), then the agent's start threw a RangeError.
+  it("an agent's unknown symbol: one line, the scenario check's, and no --out directory", () => {
+    const expected = 'scenario "hostile": agents[0].params of "mm": symbol "NOPEPERP" names no market of this run (its markets: ETHRUSDPERP, BTCRUSDPERP, WETHRUSD)\n';
+    for (const id of ["scenario agentUnknownSymbol", "run: --out with an agent's unknown symbol"]) {
+      const outcome = batchA.get(id)!;
+      expect(outcome.status, describeOutcome(outcome)).toBe(1);
+      expect(outcome.stderr, describeOutcome(outcome)).toBe(expected);
+      expect(outcome.stdout, describeOutcome(outcome)).toBe("");
+    }
+    expect(existsSync(join(TMP, "out-agent-symbol"))).toBe(false);
   });
 
   it("a run refused during the run leaves a previous --out as it was", () => {
