@@ -16,7 +16,11 @@
  *
  * `--edge-limit` and `--slow-consumer-bytes` set the network-edge limit
  * (spec 8.4) and the unsent data that makes a stream client a slow
- * consumer (1013), startLiveServer's edgeLimit and slowConsumerBytes.
+ * consumer (1013), startLiveServer's edgeLimit and slowConsumerBytes;
+ * `--websockets-per-ip`, `--connections-per-ip` and
+ * `--subscriptions-per-connection` its websocketsPerIp, connectionsPerIp
+ * and subscriptionsPerConnection (defaults: the constants of
+ * src/live/server.ts and src/live/stream.ts).
  */
 import { createServer } from "node:net";
 import { millisToMicros, type Micros } from "../core/time.ts";
@@ -24,6 +28,8 @@ import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } fr
 import { DEFAULT_EDGE_LIMIT, type EdgeLimitConfig } from "../live/edge-limiter.ts";
 import { House } from "../live/house.ts";
 import { startLiveServer } from "../live/serve.ts";
+import { checkPerIpLimits, CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from "../live/server.ts";
+import { SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
@@ -48,6 +54,10 @@ export interface ServeOptions {
   signerThreads: string;
   edgeLimit: string;
   slowConsumerBytes: string;
+  /** Commander always gives these three (its defaults); absent, the server's default. */
+  websocketsPerIp?: string;
+  connectionsPerIp?: string;
+  subscriptionsPerConnection?: string;
 }
 
 /** The fastest wall clock: a virtual day in under a tenth of a second. */
@@ -142,6 +152,10 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   if (!(speed > 0) || speed > MAX_SPEED) throw new Error(`--speed "${options.speed}" must be a positive number of at most ${MAX_SPEED}`);
   const edge = edgeLimit(options.edgeLimit);
   const slowConsumerBytes = integer(options.slowConsumerBytes, "--slow-consumer-bytes");
+  const websocketsPerIp = integer(options.websocketsPerIp ?? String(WEBSOCKETS_PER_IP_MAX), "--websockets-per-ip", 1);
+  const connectionsPerIp = integer(options.connectionsPerIp ?? String(CONNECTIONS_PER_IP_MAX), "--connections-per-ip", 1);
+  const subscriptionsPerConnection = integer(options.subscriptionsPerConnection ?? String(SUBSCRIPTIONS_PER_CONNECTION_MAX), "--subscriptions-per-connection", 1);
+  checkPerIpLimits(websocketsPerIp, connectionsPerIp, { websocketsPerIp: "--websockets-per-ip", connectionsPerIp: "--connections-per-ip" });
   const startMicros = millisToMicros(options.start === undefined ? Date.now() : integerWithin(options.start, "--start", 0, MAX_START_MS));
   const signing = signingConfig({
     ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
@@ -169,6 +183,9 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
     speed,
     edgeLimit: edge,
     slowConsumerBytes,
+    websocketsPerIp,
+    connectionsPerIp,
+    subscriptionsPerConnection,
     ...(log === undefined ? {} : { log }),
     signerThreads,
     onAdvance: (now) => (scenario === undefined ? house?.tick(now) : scenario.advance(now)),

@@ -29,8 +29,10 @@ export interface StartOptions {
   edgeLimit?: EdgeLimitConfig;
   /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
   slowConsumerBytes?: number;
+  /** Channels one stream connection may hold at once (default SUBSCRIPTIONS_PER_CONNECTION_MAX, stream.ts). */
+  subscriptionsPerConnection?: number;
   drainMs?: number;
-  /** Open WebSocket connections per source IP (default WEBSOCKETS_PER_IP_MAX, server.ts). */
+  /** Open WebSocket connections per source IP (default WEBSOCKETS_PER_IP_MAX, server.ts); when given, at most connectionsPerIp (checkPerIpLimits). */
   websocketsPerIp?: number;
   /** Open TCP connections per source IP, plain HTTP and WebSocket alike (default CONNECTIONS_PER_IP_MAX, server.ts). */
   connectionsPerIp?: number;
@@ -74,7 +76,10 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
     ...(options.onAdvance === undefined ? {} : { onAdvance: options.onAdvance }),
   });
   const context = contextFor(exchange, driver, () => resync());
-  const stream = createStreamSurface(context, { slowConsumerBytes: options.slowConsumerBytes ?? 1024 * 1024 });
+  const stream = createStreamSurface(context, {
+    slowConsumerBytes: options.slowConsumerBytes ?? 1024 * 1024,
+    ...(options.subscriptionsPerConnection === undefined ? {} : { subscriptionsPerConnection: options.subscriptionsPerConnection }),
+  });
   resync = () => stream.resync();
   const exec = createExecSurface(context, options.signerThreads === undefined ? {} : { signerThreads: options.signerThreads });
   const server = new LiveServer(

@@ -12,7 +12,8 @@
  * connections per source IP (CONNECTIONS_PER_IP_MAX, counted as they are
  * accepted, so plain HTTP and upgraded WebSockets alike; one beyond it is
  * destroyed at once), open WebSockets per source IP within that
- * (WEBSOCKETS_PER_IP_MAX, 429), and explicit HTTP timeouts instead of
+ * (WEBSOCKETS_PER_IP_MAX, 429; never above the connection limit:
+ * checkPerIpLimits), and explicit HTTP timeouts instead of
  * Node's implicit ones (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
  * HTTP_KEEP_ALIVE_TIMEOUT_MS), which end with the upgrade: a WebSocket
  * lives as long as its peer keeps it.
@@ -64,7 +65,7 @@ export interface LiveServerOptions {
   port: number;
   edgeLimit?: EdgeLimitConfig;
   drainMs?: number;
-  /** Open WebSocket connections (/ws and /exec together) per source IP (default WEBSOCKETS_PER_IP_MAX). */
+  /** Open WebSocket connections (/ws and /exec together) per source IP (default WEBSOCKETS_PER_IP_MAX); when given, at most connectionsPerIp. */
   websocketsPerIp?: number;
   /** Open TCP connections per source IP, plain HTTP and WebSocket alike (default CONNECTIONS_PER_IP_MAX). */
   connectionsPerIp?: number;
@@ -169,6 +170,8 @@ export class LiveServer {
     const headersTimeout = positiveInteger("headersTimeoutMs", options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS);
     const requestTimeout = positiveInteger("requestTimeoutMs", options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS);
     const keepAliveTimeout = positiveInteger("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? HTTP_KEEP_ALIVE_TIMEOUT_MS);
+    // Only when given: the default WebSocket limit stays above a smaller connectionsPerIp, which then caps WebSockets as well.
+    if (options.websocketsPerIp !== undefined) checkPerIpLimits(this.websocketsPerIp, this.connectionsPerIp);
     // The headers are part of the request: Node refuses the other way round too.
     if (headersTimeout > requestTimeout) throw new RangeError(`headersTimeoutMs "${headersTimeout}" is above requestTimeoutMs "${requestTimeout}"`);
     const checkInterval = Math.max(1, Math.min(HTTP_TIMEOUT_CHECK_INTERVAL_MAX_MS, Math.floor(headersTimeout / 10)));
@@ -303,6 +306,28 @@ function countPerIp(openByIp: Map<string, number>, ip: string, max: number, sock
     else openByIp.set(ip, left);
   });
   return true;
+}
+
+/** What the per-IP limits are called in a refusal: the options by default, the flags in `shadowbook serve`. */
+export interface PerIpLimitNames {
+  readonly websocketsPerIp: string;
+  readonly connectionsPerIp: string;
+}
+
+const PER_IP_OPTION_NAMES: PerIpLimitNames = { websocketsPerIp: "websocketsPerIp", connectionsPerIp: "connectionsPerIp" };
+
+/**
+ * Refuses a connection limit below the WebSocket limit: every WebSocket is
+ * one of its IP's connections (counted from the upgrade request on), so
+ * such a WebSocket limit could never be reached (its 429 never answered:
+ * the connection beyond the lower limit is dropped first).
+ */
+export function checkPerIpLimits(websocketsPerIp: number, connectionsPerIp: number, names: PerIpLimitNames = PER_IP_OPTION_NAMES): void {
+  if (connectionsPerIp < websocketsPerIp) {
+    throw new RangeError(
+      `${names.connectionsPerIp} "${connectionsPerIp}" is below ${names.websocketsPerIp} "${websocketsPerIp}": every WebSocket is also a connection, so the WebSocket limit could never be reached`,
+    );
+  }
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -19,8 +19,9 @@
  *   updates are never doubled; the newest spelling of the name is used;
  * - a failed snapshot rolls the subscription back (also one held before);
  * - unsubscribing from a channel not held still answers `unsubscribed`;
- * - a connection holds at most SUBSCRIPTIONS_PER_CONNECTION_MAX channels
- *   (ours: the specification shows no limit).
+ * - a connection holds at most `subscriptionsPerConnection` channels
+ *   (default SUBSCRIPTIONS_PER_CONNECTION_MAX; ours: the specification shows
+ *   no limit).
  *
  * Updates come from one Exchange subscription per surface, routed and
  * serialized once per channel (stream-fanout.ts), with `timestamp` in ms of
@@ -73,12 +74,19 @@ export const CLIENT_FRAME_BYTES_MAX = 64 * 1024;
  * its limits on subscriptions (8.5); a real service has one, and wallet
  * channels name any address, so without it one connection could register
  * channels without end. A subscribe beyond it (to a channel not already
- * held) gets an error envelope with STREAM_ERROR_SUBSCRIPTION_LIMIT and the
- * channel; the connection stays open, and unsubscribing makes room.
+ * held) gets an error envelope with the limit's message
+ * (streamErrorSubscriptionLimit; STREAM_ERROR_SUBSCRIPTION_LIMIT at the
+ * default) and the channel; the connection stays open, and unsubscribing
+ * makes room. The server's default: `subscriptionsPerConnection` sets
+ * another (`shadowbook serve --subscriptions-per-connection`).
  */
 export const SUBSCRIPTIONS_PER_CONNECTION_MAX = 1_000;
-/** The error message of a subscribe beyond the limit: ours, beside the published messages of spec 7.5. */
-export const STREAM_ERROR_SUBSCRIPTION_LIMIT = `Subscription limit reached: at most ${SUBSCRIPTIONS_PER_CONNECTION_MAX} channels per connection`;
+/** The error message of a subscribe beyond a limit of `max` channels: ours, beside the published messages of spec 7.5. */
+export function streamErrorSubscriptionLimit(max: number): string {
+  return `Subscription limit reached: at most ${max} channels per connection`;
+}
+/** The error message of a subscribe beyond the default limit. */
+export const STREAM_ERROR_SUBSCRIPTION_LIMIT = streamErrorSubscriptionLimit(SUBSCRIPTIONS_PER_CONNECTION_MAX);
 
 export const CLOSE_SLOW_CONSUMER = 1013;
 export const CLOSE_RESYNC = 1012;
@@ -87,6 +95,8 @@ export interface StreamSurfaceOptions {
   slowConsumerBytes: number;
   /** Protocol ping interval (default STREAM_PING_INTERVAL_MS). */
   pingIntervalMs?: number;
+  /** Channels one connection may hold at once (default SUBSCRIPTIONS_PER_CONNECTION_MAX). */
+  subscriptionsPerConnection?: number;
 }
 
 export interface StreamSurface extends SocketSurface {
@@ -119,6 +129,8 @@ class StreamServer implements StreamSurface {
   private readonly registry = new ChannelRegistry<Connection>();
   private readonly slowConsumerBytes: number;
   private readonly pingIntervalMs: number;
+  private readonly subscriptionsPerConnection: number;
+  private readonly subscriptionLimitMessage: string;
 
   constructor(
     private readonly context: LiveContext,
@@ -130,6 +142,11 @@ class StreamServer implements StreamSurface {
     this.slowConsumerBytes = options.slowConsumerBytes;
     this.pingIntervalMs = options.pingIntervalMs ?? STREAM_PING_INTERVAL_MS;
     if (!(this.pingIntervalMs > 0)) throw new RangeError(`pingIntervalMs must be positive, got ${this.pingIntervalMs}`);
+    this.subscriptionsPerConnection = options.subscriptionsPerConnection ?? SUBSCRIPTIONS_PER_CONNECTION_MAX;
+    if (!(Number.isSafeInteger(this.subscriptionsPerConnection) && this.subscriptionsPerConnection >= 1)) {
+      throw new RangeError(`subscriptionsPerConnection "${this.subscriptionsPerConnection}" is not a positive integer`);
+    }
+    this.subscriptionLimitMessage = streamErrorSubscriptionLimit(this.subscriptionsPerConnection);
     const fanout = new StreamFanout<Connection>(this.registry, (connection, frame) => this.deliver(connection, frame), () =>
       microsToMillis(context.exchange.now()),
     );
@@ -254,8 +271,8 @@ class StreamServer implements StreamSurface {
     const resolved = typeof name === "string" ? resolveChannel(name, this.context.exchange.marketsBySymbol) : undefined;
     if (resolved === undefined) return this.error(connection, STREAM_ERROR_INVALID_CHANNEL_NAME, name);
     const channel = name as string;
-    if (connection.subscriptions.size >= SUBSCRIPTIONS_PER_CONNECTION_MAX && !this.holds(connection, resolved)) {
-      return this.error(connection, STREAM_ERROR_SUBSCRIPTION_LIMIT, channel);
+    if (connection.subscriptions.size >= this.subscriptionsPerConnection && !this.holds(connection, resolved)) {
+      return this.error(connection, this.subscriptionLimitMessage, channel);
     }
     let contents: unknown;
     if (channelHasSnapshot(resolved.kind)) {
