@@ -22,7 +22,7 @@ import { BookTracker } from "./lib/book.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { finite, marketSymbolList, nonNegative, paramsProblem, positive, refuseBadParams, type ParamRules, type RelationRule } from "./lib/params.ts";
+import { delayMs, finite, greaterThan, marketSymbolList, nonNegative, paramsProblem, positive, refuseBadParams, type ParamRules, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface ArbitrageurParams {
@@ -56,12 +56,12 @@ const RULES: ParamRules<ArbitrageurParams> = {
   exitBps: finite,
   maxOrderNotional: positive,
   maxPositionNotional: nonNegative,
-  checkDelayMs: nonNegative,
+  checkDelayMs: delayMs,
 };
 
 const RELATIONS: readonly RelationRule<ArbitrageurParams>[] = [
   // Else a round trip may lose before fees.
-  (p) => (p.thresholdBps > p.exitBps ? null : `thresholdBps "${p.thresholdBps}" must be greater than exitBps "${p.exitBps}"`),
+  greaterThan("thresholdBps", "exitBps"),
 ];
 
 /** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */

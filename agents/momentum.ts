@@ -30,7 +30,7 @@ import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { delaySeconds, marketSymbol, nonNegative, number, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule } from "./lib/params.ts";
+import { delaySeconds, greaterThan, marketSymbol, nonNegative, number, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -102,7 +102,7 @@ const RULES: ParamRules<MomentumParams> = {
 };
 
 const RELATIONS: readonly RelationRule<MomentumParams>[] = [
-  (p) => (p.slowSamples > p.fastSamples ? null : `slowSamples "${p.slowSamples}" must be greater than fastSamples "${p.fastSamples}"`),
+  greaterThan("slowSamples", "fastSamples"),
 ];
 
 /** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */

@@ -62,6 +62,9 @@ export const period = number({ min: PERIOD_SECONDS_MIN, max: MAX_RUN_SECONDS });
  */
 export const delaySeconds = number({ min: 0, max: MAX_RUN_SECONDS });
 
+/** A delay in milliseconds: delaySeconds' range. */
+export const delayMs = number({ min: 0, max: MAX_RUN_SECONDS * 1_000 });
+
 /** `rule`, or null (which the agent reads as "never" / "none"). */
 export const orNull =
   (rule: ValueRule): ValueRule =>
@@ -154,6 +157,11 @@ export function quote(value: unknown): string {
   } catch {
     return Array.isArray(value) ? "(a list)" : "(an object)";
   }
+}
+
+/** The relation `larger` > `smaller` of two number parameters, refused naming both. */
+export function greaterThan<P>(larger: keyof P & string, smaller: keyof P & string): RelationRule<P> {
+  return (params) => (params[larger] > params[smaller] ? null : `${larger} "${String(params[larger])}" must be greater than ${smaller} "${String(params[smaller])}"`);
 }
 
 /**

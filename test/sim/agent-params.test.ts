@@ -248,7 +248,8 @@ const SHIPPED: readonly Shipped[] = [
       ["exitBps", NaN, "NaN", "must be a finite number"],
       ["maxOrderNotional", 0, "0", POSITIVE],
       ["maxPositionNotional", -1, "-1", NON_NEGATIVE],
-      ["checkDelayMs", -1, "-1", NON_NEGATIVE],
+      ["checkDelayMs", -1, "-1", "must be a finite number in [0, 3153600000000]"],
+      ["checkDelayMs", 1e300, "1e+300", "must be a finite number in [0, 3153600000000]"],
     ],
     good: [{ thresholdBps: 0, exitBps: -5 }, { checkDelayMs: 0, maxPositionNotional: 0 }, { symbols: ["BTCRUSDPERP"] }],
     relations: [
