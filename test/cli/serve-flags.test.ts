@@ -33,6 +33,7 @@ import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { canBind } from "../conformance/helpers/sockets.ts";
 import { createClient, type Client } from "../../src/client/client.ts";
 import { RequestFailedError } from "../../src/client/errors.ts";
 import { createMarketDirectory } from "../../src/client/markets.ts";
@@ -53,14 +54,6 @@ const CHAIN_ID = 5n;
 const CONTRACT = "0x00000000000000000000000000000000000c0de5";
 const SMALL_SLOW_CONSUMER_BYTES = 64 * 1024;
 
-/** Whether this machine lets a socket bind 127.0.0.2 (Linux answers all of 127/8). */
-async function canBind(host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(0, host, () => server.close(() => resolve(true)));
-  });
-}
 const LOOPBACK_2 = await canBind("127.0.0.2");
 const OTHER_HOST = LOOPBACK_2 ? "127.0.0.2" : "127.0.0.1";
 

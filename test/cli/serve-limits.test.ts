@@ -17,13 +17,13 @@
  * And the same rule through startLiveServer's options (checkPerIpLimits,
  * one source for the CLI and the server).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { canBind, closeWebSocket, openWebSocket } from "../conformance/helpers/sockets.ts";
 import { serve, type ServeOptions } from "../../src/cli/serve.ts";
 import { millisToMicros } from "../../src/core/time.ts";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
@@ -34,7 +34,7 @@ import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { hasResponse, keepAliveGet, RawConnection, statusOf } from "../conformance/helpers/raw-http.ts";
 import { StreamClient } from "../conformance/helpers/stream-client.ts";
 import { spawnServe, type ServeProcess } from "../helpers/serve-process.ts";
-import { BIN, ROOT } from "./shadowbook-process.ts";
+import { shadowbook, type Ran } from "./shadowbook-process.ts";
 
 const START_MS = 1_767_225_600_000;
 const MANUAL = ["--port", "0", "--signer-threads", "0", "--clock", "manual", "--start", String(START_MS)];
@@ -42,31 +42,6 @@ const WEBSOCKETS = 3;
 const CONNECTIONS = 5;
 const SUBSCRIPTIONS = 2;
 
-/** Runs `shadowbook <args>` to its end (killed after 20 s): exit code and output. */
-function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Whether this machine lets a socket bind 127.0.0.2 (Linux answers all of 127/8). */
-async function canBind(host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(0, host, () => server.close(() => resolve(true)));
-  });
-}
 /**
  * Each socket test connects from its own source address where the machine
  * has them: the limits are per source IP, so one test's connections, still
@@ -75,28 +50,6 @@ async function canBind(host: string): Promise<boolean> {
 const SEPARATE_SOURCES = (await canBind("127.0.0.2")) && (await canBind("127.0.0.3"));
 const WEBSOCKET_SOURCE = SEPARATE_SOURCES ? "127.0.0.2" : "127.0.0.1";
 const CONNECTION_SOURCE = SEPARATE_SOURCES ? "127.0.0.3" : "127.0.0.1";
-
-/** Opens a WebSocket: the socket once open, or the HTTP status (and body) the upgrade was refused with. */
-function openWebSocket(url: string): Promise<{ socket: WebSocket } | { status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { localAddress: WEBSOCKET_SOURCE });
-    socket.once("open", () => resolve({ socket }));
-    socket.once("unexpected-response", (_request, response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    socket.once("error", reject);
-  });
-}
-
-function closeWebSocket(socket: WebSocket): Promise<void> {
-  return new Promise((resolve) => {
-    if (socket.readyState === WebSocket.CLOSED) return resolve();
-    socket.once("close", () => resolve());
-    socket.close();
-  });
-}
 
 /** A keep-alive connection that answered GET /health/live (and stays open), or "dropped" when closed unanswered. */
 async function probe(port: number): Promise<RawConnection | "dropped"> {
@@ -159,8 +112,8 @@ const CLI_REFUSALS = [
 let taken: Server;
 let takenPort: number;
 let directory: string;
-let cliRefused: { code: number | null; stdout: string; stderr: string }[];
-let help: { code: number | null; stdout: string; stderr: string };
+let cliRefused: Ran[];
+let help: Ran;
 /** --websockets-per-ip 3 --connections-per-ip 5 --subscriptions-per-connection 2. */
 let limited: ServeProcess;
 /** The defaults. */
@@ -172,11 +125,11 @@ beforeAll(async () => {
   takenPort = (taken.address() as { port: number }).port;
   directory = mkdtempSync(join(tmpdir(), "shadowbook-serve-limits-"));
   const refusals = Promise.all(
-    CLI_REFUSALS.map(([flags], i) => run(["serve", "--port", String(takenPort), "--record", join(directory, `cli-${i}`), "--signer-threads", "0", ...flags])),
+    CLI_REFUSALS.map(([flags], i) => shadowbook(["serve", "--port", String(takenPort), "--record", join(directory, `cli-${i}`), "--signer-threads", "0", ...flags])),
   );
   [cliRefused, help, limited, plain] = await Promise.all([
     refusals,
-    run(["serve", "--help"]),
+    shadowbook(["serve", "--help"]),
     spawnServe({ via: "bin", args: [...MANUAL, "--websockets-per-ip", String(WEBSOCKETS), "--connections-per-ip", String(CONNECTIONS), "--subscriptions-per-connection", String(SUBSCRIPTIONS)], readyTimeoutMs: 30_000 }),
     spawnServe({ via: "bin", args: MANUAL, readyTimeoutMs: 30_000 }),
   ]);
@@ -219,7 +172,7 @@ describe("refusals", () => {
 
   it.each(CLI_REFUSALS.map(([flags, message], i) => [flags.join(" "), message, i] as const))("`shadowbook serve %s` exits 1 with the one-line refusal, serving nothing", (_flags, message, i) => {
     const outcome = cliRefused[i]!;
-    expect(outcome.code).toBe(1);
+    expect(outcome.status).toBe(1);
     expect(outcome.stderr.trim()).toBe(message);
     expect(outcome.stdout).toBe("");
     expect(existsSync(join(directory, `cli-${i}`, "inputs.arrow"))).toBe(false);
@@ -228,7 +181,7 @@ describe("refusals", () => {
 
 describe("--help", () => {
   it("lists the three flags with the server's defaults", () => {
-    expect(help.code).toBe(0);
+    expect(help.status).toBe(0);
     const text = help.stdout.replace(/\s+/g, " ");
     expect(text).toContain(`--websockets-per-ip <n> open WebSocket connections (/ws and /exec together) per source IP; an upgrade beyond it is answered HTTP 429 (default: "${WEBSOCKETS_PER_IP_MAX}")`);
     expect(text).toContain(`--connections-per-ip <n> open TCP connections per source IP, HTTP and WebSocket alike (at least --websockets-per-ip); one beyond it is closed unanswered (default: "${CONNECTIONS_PER_IP_MAX}")`);
@@ -243,14 +196,14 @@ describe("the limits over real sockets", () => {
     try {
       for (const served of [limited, plain]) {
         for (const url of [served.stream, served.exec, served.stream]) {
-          const outcome = await openWebSocket(url);
+          const outcome = await openWebSocket(url, WEBSOCKET_SOURCE);
           expect(outcome, url).toHaveProperty("socket");
           sockets.push((outcome as { socket: WebSocket }).socket);
         }
       }
-      expect(await openWebSocket(limited.stream)).toEqual({ status: 429, body: "" });
-      expect(await openWebSocket(limited.exec)).toEqual({ status: 429, body: "" });
-      const fourth = await openWebSocket(plain.stream);
+      expect(await openWebSocket(limited.stream, WEBSOCKET_SOURCE)).toEqual({ status: 429, body: "" });
+      expect(await openWebSocket(limited.exec, WEBSOCKET_SOURCE)).toEqual({ status: 429, body: "" });
+      const fourth = await openWebSocket(plain.stream, WEBSOCKET_SOURCE);
       expect(fourth).toHaveProperty("socket");
       sockets.push((fourth as { socket: WebSocket }).socket);
     } finally {

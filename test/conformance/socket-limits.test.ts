@@ -8,7 +8,8 @@
  * channel can be subscribed again, and an unsubscribe makes room).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
+import type { WebSocket } from "ws";
+import { closeWebSocket, openWebSocket } from "./helpers/sockets.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { STREAM_ERROR_SUBSCRIPTION_LIMIT, SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../../src/live/stream.ts";
 import { signedConfig, START_MICROS } from "./helpers/rest-world.ts";
@@ -24,52 +25,31 @@ afterAll(async () => {
   await running.close();
 });
 
-/** Opens a WebSocket: the socket once open, or the HTTP status the upgrade was refused with. */
-function open(url: string): Promise<{ socket: WebSocket } | { status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.once("open", () => resolve({ socket }));
-    socket.once("unexpected-response", (_request, response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    socket.once("error", reject);
-  });
-}
-
-function closed(socket: WebSocket): Promise<void> {
-  return new Promise((resolve) => {
-    socket.once("close", () => resolve());
-    socket.close();
-  });
-}
-
 /** A wallet channel of the i-th made-up address (wallet channels name any address). */
 const walletChannel = (i: number) => `/v2/wallet/0x${i.toString(16).padStart(40, "0")}/positions`;
 
 describe("WebSocket connections per source IP", () => {
   it("admits the limit across /ws and /exec, answers 429 beyond it, and admits again once one closed", async () => {
     const { stream, exec } = running.urls;
-    const admitted = await Promise.all([open(stream), open(exec), open(stream)]);
+    const admitted = await Promise.all([openWebSocket(stream), openWebSocket(exec), openWebSocket(stream)]);
     const sockets = admitted.map((outcome) => {
       expect(outcome).toHaveProperty("socket");
       return (outcome as { socket: WebSocket }).socket;
     });
-    expect(await open(stream)).toEqual({ status: 429, body: "" });
-    expect(await open(exec)).toEqual({ status: 429, body: "" });
+    expect(await openWebSocket(stream)).toEqual({ status: 429, body: "" });
+    expect(await openWebSocket(exec)).toEqual({ status: 429, body: "" });
     // The open ones still work.
     sockets[0]!.send('{"type":"ping"}');
     expect(JSON.parse((await new Promise<Buffer>((resolve) => sockets[0]!.once("message", resolve))).toString())).toEqual({ type: "pong" });
-    await closed(sockets[1]!);
+    await closeWebSocket(sockets[1]!);
     // The server sees the close a moment after the client does.
-    let again = await open(exec);
+    let again = await openWebSocket(exec);
     for (let tries = 0; "status" in again && tries < 50; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      again = await open(exec);
+      again = await openWebSocket(exec);
     }
     expect(again).toHaveProperty("socket");
-    await Promise.all([sockets[0]!, sockets[2]!, (again as { socket: WebSocket }).socket].map(closed));
+    await Promise.all([sockets[0]!, sockets[2]!, (again as { socket: WebSocket }).socket].map(closeWebSocket));
   });
 });
 
@@ -78,17 +58,17 @@ describe("channels per /ws connection", () => {
   const frames: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    let outcome = await open(running.urls.stream);
+    let outcome = await openWebSocket(running.urls.stream);
     for (let tries = 0; "status" in outcome && tries < 50; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      outcome = await open(running.urls.stream);
+      outcome = await openWebSocket(running.urls.stream);
     }
     socket = (outcome as { socket: WebSocket }).socket;
     socket.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
   });
 
   afterAll(async () => {
-    await closed(socket);
+    await closeWebSocket(socket);
   });
 
   /** Sends a frame and waits for the answer that ends `count` frames from now. */
