@@ -2,22 +2,64 @@
  * Graceful stop of a served exchange on SIGTERM or SIGINT (spec 6.3): the
  * first signal drains connections (readiness answers 503, idle streams get
  * 1001, the rest within the drain) and exits 0 once closed, 1 if closing
- * failed. A second signal while it drains ends the process at once.
+ * failed. A second signal while it drains ends the process at once (exit
+ * 128 + the signal's number, as a shell reports a process the signal
+ * killed).
+ *
+ * Except a second signal within DUPLICATE_SIGNAL_MS of the first: that is
+ * the same keypress or stop delivered twice, not a user insisting. A
+ * terminal's Ctrl-C reaches every process of the foreground group, so a
+ * server under a parent that also relays SIGINT to its child (a process
+ * manager, a wrapper script) gets the terminal's copy and the relayed one
+ * a moment apart; the copy must not end the drain the first one began.
+ * (`npm run serve` execs the server, package.json, so npm is its parent:
+ * test/cli/serve-signals.test.ts stops it both ways.)
  */
-export function stopOnSignals(server: { close(): Promise<void> }): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: draining connections (readiness now 503)`);
+import type { EventEmitter } from "node:events";
+
+/** Signals closer than this to the first one are taken as copies of it (a relayed copy arrives within milliseconds). */
+export const DUPLICATE_SIGNAL_MS = 250;
+
+/** Exit codes of a process ended by a second signal: 128 + the signal number. */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** What stopOnSignals listens to and acts through (the process, or a stand-in in a test). */
+export interface SignalHost {
+  readonly signals: Pick<EventEmitter, "on">;
+  /** A monotonic clock, in ms. */
+  now(): number;
+  exit(code: number): void;
+  log(line: string): void;
+  error(line: string): void;
+}
+
+const PROCESS_HOST: SignalHost = {
+  signals: process,
+  now: () => performance.now(),
+  exit: (code) => process.exit(code),
+  log: (line) => console.log(line),
+  error: (line) => console.error(line),
+};
+
+export function stopOnSignals(server: { close(): Promise<void> }, host: SignalHost = PROCESS_HOST): void {
+  let firstAtMs: number | undefined;
+  const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+    if (firstAtMs !== undefined) {
+      if (host.now() - firstAtMs < DUPLICATE_SIGNAL_MS) return;
+      host.error(`${signal} again: stopping at once`);
+      host.exit(SIGNAL_EXIT_CODES[signal]);
+      return;
+    }
+    firstAtMs = host.now();
+    host.log(`${signal}: draining connections (readiness now 503)`);
     server.close().then(
-      () => process.exit(0),
+      () => host.exit(0),
       (error: unknown) => {
-        console.error(error instanceof Error ? error.message : String(error));
-        process.exit(1);
+        host.error(error instanceof Error ? error.message : String(error));
+        host.exit(1);
       },
     );
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  host.signals.on("SIGTERM", () => onSignal("SIGTERM"));
+  host.signals.on("SIGINT", () => onSignal("SIGINT"));
 }

@@ -45,9 +45,9 @@ afterAll(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-/** Starts `node bin/shadowbook.mjs serve ...` and waits for its URLs (the last line printed at start). */
-async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}): Promise<Served> {
-  const served = await spawnServe({ via: "bin", args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs: 30_000 });
+/** Starts `node bin/shadowbook.mjs serve ...` (or `npm run serve -- ...`) and waits for its URLs (the last line printed at start). */
+async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}, via: "bin" | "npm" = "bin"): Promise<Served> {
+  const served = await spawnServe({ via, args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs: 30_000 });
   children.push(served.child);
   return { ...served, base: served.origin };
 }
@@ -178,6 +178,29 @@ describe.concurrent("shadowbook serve stopped by a signal to the command's pid",
     expect(await within(stream.closed, 5_000, "close of the idle stream")).toMatchObject({ code: 1001, reason: "server shutting down" });
     expect(await within(served.exited, 12_000, "exit")).toEqual({ code: 0, signal: null });
     expect(served.output()).toContain("SIGINT: draining connections (readiness now 503)");
+    expect(await accepts(served.port)).toBe(false);
+  });
+
+  // The README's `npm run serve`: the signalled pid is npm's, the server is its child.
+  it("npm run serve: SIGTERM to npm reaches the server, which drains and exits 0 (npm with it), port released", async () => {
+    const served = await startServe(["--signer-threads", "0"], {}, "npm");
+    const stream = await idleStream(served.stream);
+    expect(served.child.kill("SIGTERM")).toBe(true);
+    expect(await within(stream.closed, 10_000, "close of the idle stream")).toMatchObject({ code: 1001, reason: "server shutting down" });
+    expect(await within(served.exited, 15_000, "exit")).toEqual({ code: 0, signal: null });
+    expect(served.output()).toContain("SIGTERM: draining connections (readiness now 503)");
+    expect(await accepts(served.port)).toBe(false);
+  });
+
+  it("npm run serve and Ctrl-C: SIGINT to the whole process group, and npm's relayed copy, make one drain and exit 0", async () => {
+    const served = await startServe(["--signer-threads", "0"], {}, "npm");
+    const stream = await idleStream(served.stream);
+    // What a terminal does on Ctrl-C: the signal to every process of the foreground group (npm and the server).
+    process.kill(-served.child.pid!, "SIGINT");
+    expect(await within(stream.closed, 10_000, "close of the idle stream")).toMatchObject({ code: 1001, reason: "server shutting down" });
+    expect(await within(served.exited, 15_000, "exit")).toEqual({ code: 0, signal: null });
+    expect(served.output().match(/SIGINT: draining connections/g)).toHaveLength(1);
+    expect(served.output()).not.toContain("again");
     expect(await accepts(served.port)).toBe(false);
   });
 });

@@ -7,6 +7,8 @@
  * `via`: "bin" runs bin/shadowbook.mjs (the command users run); "tsx" runs
  * node with tsx's loader on src/cli/main.ts. Either way the server is the
  * child process itself, so a signal sent to the child reaches the server.
+ * "npm" runs `npm run serve -- ...`: the child is npm, the server its child
+ * (what the README's `npm run serve` is).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
@@ -33,7 +35,7 @@ export interface ServeProcess {
 export interface ServeProcessOptions {
   /** Arguments after `serve`. */
   readonly args: readonly string[];
-  readonly via?: "bin" | "tsx";
+  readonly via?: "bin" | "tsx" | "npm";
   /** Added to the environment. */
   readonly env?: Readonly<Record<string, string>>;
   /** A process group of its own (to kill whatever it leaves behind with `process.kill(-pid)`). */
@@ -42,8 +44,11 @@ export interface ServeProcessOptions {
 }
 
 export async function spawnServe(options: ServeProcessOptions): Promise<ServeProcess> {
-  const entry = options.via === "tsx" ? ["--import", "tsx", join(ROOT, "src/cli/main.ts")] : [join(ROOT, "bin/shadowbook.mjs")];
-  const child = spawn(process.execPath, [...entry, "serve", ...options.args], {
+  const [command, args] =
+    options.via === "npm"
+      ? ["npm", ["run", "--silent", "serve", "--", ...options.args]]
+      : [process.execPath, [...(options.via === "tsx" ? ["--import", "tsx", join(ROOT, "src/cli/main.ts")] : [join(ROOT, "bin/shadowbook.mjs")]), "serve", ...options.args]];
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...options.env },
