@@ -33,7 +33,7 @@ import { SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
 import type { ClockMode } from "../live/driver.ts";
 import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
-import { signingConfig } from "../signing/domain.ts";
+import { signingConfig, type SigningConfig } from "../signing/domain.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { MAX_START_MS } from "../sim/scenario.ts";
 import { LIVE_AGENT_TICK_MS, liveScenario } from "./serve-scenario.ts";
@@ -145,6 +145,24 @@ function durabilityNote(log: LiveInputLog): string {
     : "durability: async: answers do not wait for the log; a crash may lose the last few ms of answered requests";
 }
 
+/** The signing config fields the flags set, by field name: signingConfig's refusals are reworded to name the flag. */
+const SIGNING_FLAGS = { verifyingChainId: "--chain-id", verifyingContract: "--verifying-contract" } as const;
+
+/** The signing domain of --chain-id and --verifying-contract, checked by signingConfig (one source of the rules), refused naming the flag. */
+function signingFromFlags(options: ServeOptions): SigningConfig {
+  const overrides = {
+    ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
+    ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
+  };
+  try {
+    return signingConfig(overrides);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const field = Object.keys(SIGNING_FLAGS).find((name) => message.startsWith(`${name} `)) as keyof typeof SIGNING_FLAGS | undefined;
+    throw new Error(field === undefined ? message : SIGNING_FLAGS[field] + message.slice(field.length));
+  }
+}
+
 export async function serve(options: ServeOptions, scenarioArgument?: string): Promise<void> {
   if (options.clock !== "wall" && options.clock !== "manual") throw new Error(`--clock "${options.clock}" must be wall or manual`);
   const clock = options.clock as ClockMode;
@@ -157,10 +175,7 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   const subscriptionsPerConnection = integer(options.subscriptionsPerConnection ?? String(SUBSCRIPTIONS_PER_CONNECTION_MAX), "--subscriptions-per-connection", 1);
   checkPerIpLimits(websocketsPerIp, connectionsPerIp, { websocketsPerIp: "--websockets-per-ip", connectionsPerIp: "--connections-per-ip" });
   const startMicros = millisToMicros(options.start === undefined ? Date.now() : integerWithin(options.start, "--start", 0, MAX_START_MS));
-  const signing = signingConfig({
-    ...(options.chainId === undefined ? {} : { verifyingChainId: BigInt(integer(options.chainId, "--chain-id")) }),
-    ...(options.verifyingContract === undefined ? {} : { verifyingContract: options.verifyingContract as `0x${string}` }),
-  });
+  const signing = signingFromFlags(options);
   const exchangeId = integer(options.exchangeId, "--exchange-id");
   // Every flag is checked before anything is created (a bad --port must not leave a --record log behind).
   const port = integerWithin(options.port, "--port", 0, 65_535);
