@@ -50,7 +50,7 @@
  * price })` and `cancel(id)`, journaling off; it checks no self-trade here
  * (it would only with an accountId and a mode).
  *
- * The floor (bare-book.ts): the same stream through a bare price-time book
+ * The floor (lib/bare-book.ts): the same stream through a bare price-time book
  * of the usual JavaScript layout with none of the bookkeeping (no ids,
  * events, rows, validation, accounts or accounting), in the same process:
  * `floorOpsPerSec` is a ceiling for any engine that keeps its orders as
@@ -93,7 +93,7 @@ import { loadavg } from "node:os";
 import { OrderBook } from "nodejs-order-book";
 import { RngRoot, type Rng } from "../../src/core/rng.ts";
 import { Engine } from "../../src/engine/engine.ts";
-import { runBareBook, type BareStream } from "./bare-book.ts";
+import { runBareBook, type BareStream } from "./lib/bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";
 
 const ORDERS = 1_000_000;

@@ -14,4 +14,4 @@ let outputs = 0;
 const t0 = performance.now();
 const run = runFlow({ seed: 1, accounts: 30, durationMicros: 300_000_000, ordersPerSecond: 200 }, (ex) => ex.subscribe(() => outputs++));
 const seconds = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ inputs: run.inputs.length, outputs, seconds: Number(seconds.toFixed(3)), inputsPerSec: Math.round(run.inputs.length / seconds) }));
+console.log(JSON.stringify({ bench: "exchange", inputs: run.inputs.length, outputs, seconds: Number(seconds.toFixed(3)), inputsPerSec: Math.round(run.inputs.length / seconds) }));

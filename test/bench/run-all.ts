@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark in test/bench in its own process,
  * one after another (so they do not compete for the two cores), and passes
  * their JSON lines through. A benchmark reports; it never fails the run.
- * `npm run bench -- kernel engine` runs only the named ones.
+ * `npm run bench -- kernel engine` runs only the named ones. Helpers they
+ * share live in test/bench/lib (not benchmarks themselves).
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
