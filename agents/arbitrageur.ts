@@ -22,7 +22,7 @@ import { BookTracker } from "./lib/book.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { delayMs, finite, greaterThan, marketSymbolList, nonNegative, paramsProblem, positive, refuseBadParams, type ParamRules, type RelationRule } from "./lib/params.ts";
+import { bps, delayMs, greaterThan, marketSymbolList, notional, notionalLimit, number, type ParamRules, paramsProblem, refuseBadParams, type RelationRule, signedBps } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface ArbitrageurParams {
@@ -51,11 +51,11 @@ export const ARBITRAGEUR_DEFAULTS: ArbitrageurParams = {
 
 const RULES: ParamRules<ArbitrageurParams> = {
   symbols: marketSymbolList("perp"),
-  thresholdBps: nonNegative,
+  thresholdBps: bps,
   // May be negative: a long is then unwound only once the bid is above the oracle.
-  exitBps: finite,
-  maxOrderNotional: positive,
-  maxPositionNotional: nonNegative,
+  exitBps: signedBps,
+  maxOrderNotional: notional,
+  maxPositionNotional: notionalLimit,
   checkDelayMs: delayMs,
 };
 

@@ -34,7 +34,7 @@ import { countError, requestErrorCode } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { delaySeconds, nonNegative, number, orNull, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule, symbol } from "./lib/params.ts";
+import { bps, delaySeconds, notional, number, orNull, type ParamRules, paramsProblem, period, refuseBadParams, type RelationRule, symbol } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MarketMakerParams {
@@ -104,14 +104,14 @@ export const MARKET_MAKER_LEVELS_MAX = DEPTH_REST_LIMIT_MAX;
 const RULES: ParamRules<MarketMakerParams> = {
   symbol,
   levels: number({ min: 1, max: MARKET_MAKER_LEVELS_MAX, integer: true }),
-  spreadBps: nonNegative,
-  levelSpacingBps: nonNegative,
-  levelNotional: positive,
+  spreadBps: bps,
+  levelSpacingBps: bps,
+  levelNotional: notional,
   // A divisor of the inventory.
-  maxInventoryNotional: positive,
-  skewBps: nonNegative,
+  maxInventoryNotional: notional,
+  skewBps: bps,
   refreshSeconds: period,
-  requoteBps: nonNegative,
+  requoteBps: bps,
   // What cancelAllAfter takes: whole ms within the spec's bounds.
   deadManMs: number({ min: CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, max: CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, integer: true }),
   stopRefreshingAfterSeconds: orNull(delaySeconds),

@@ -30,7 +30,7 @@ import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { delaySeconds, greaterThan, marketSymbol, nonNegative, number, type ParamRules, paramsProblem, period, positive, refuseBadParams, type RelationRule } from "./lib/params.ts";
+import { bps, delaySeconds, greaterThan, marketSymbol, notional, number, type ParamRules, paramsProblem, period, positive, positiveBps, refuseBadParams, type RelationRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -91,12 +91,12 @@ const RULES: ParamRules<MomentumParams> = {
   sampleSeconds: period,
   fastSamples: SAMPLES,
   slowSamples: SAMPLES,
-  entryThresholdBps: nonNegative,
+  entryThresholdBps: bps,
   notional: positive,
-  crossBps: nonNegative,
-  stopLossBps: positive,
-  takeProfitBps: positive,
-  stopSlippageBps: nonNegative,
+  crossBps: bps,
+  stopLossBps: positiveBps,
+  takeProfitBps: positiveBps,
+  stopSlippageBps: bps,
   maxHoldSeconds: delaySeconds,
   cooldownSeconds: delaySeconds,
 };

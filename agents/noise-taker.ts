@@ -18,7 +18,7 @@ import { defineAgent, type AgentParamsContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { delaySeconds, nonNegative, number, type ParamRules, paramsProblem, positive, refuseBadParams, symbolList } from "./lib/params.ts";
+import { bps, delaySeconds, notional, notionalLimit, number, type ParamRules, paramsProblem, refuseBadParams, symbolList } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface NoiseTakerParams {
@@ -60,13 +60,21 @@ export const NOISE_TAKER_DEFAULTS: NoiseTakerParams = {
  */
 export const NOISE_TAKER_RATE_PER_SECOND_MAX = 1_000;
 
+/**
+ * The widest lognormal spread of order sizes: a log-sd of 10 already puts
+ * one order in a thousand beyond e^31 times the median. Far beyond it the
+ * draw overflows to Infinity and the run stops midway when it sizes an
+ * order.
+ */
+export const NOISE_TAKER_NOTIONAL_SIGMA_MAX = 10;
+
 const RULES: ParamRules<NoiseTakerParams> = {
   symbols: symbolList,
   ratePerSecond: number({ min: 0, minExclusive: true, max: NOISE_TAKER_RATE_PER_SECOND_MAX }),
-  medianNotional: positive,
-  notionalSigma: nonNegative,
-  crossBps: nonNegative,
-  maxPositionNotional: nonNegative,
+  medianNotional: notional,
+  notionalSigma: number({ min: 0, max: NOISE_TAKER_NOTIONAL_SIGMA_MAX }),
+  crossBps: bps,
+  maxPositionNotional: notionalLimit,
   startDelaySeconds: delaySeconds,
   buyShare: number({ min: 0, max: 1 }),
 };

@@ -29,7 +29,7 @@ import { readBalance } from "./lib/balances.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { assetName, boolean, delaySeconds, marketSymbol, nonNegative, oneOf, orNull, type ParamRules, paramsProblem, period, positive, refuseBadParams } from "./lib/params.ts";
+import { assetName, boolean, bps, delaySeconds, marketSymbol, nonNegative, notional, number, oneOf, orNull, type ParamRules, paramsProblem, period, refuseBadParams } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface OverLeveragedParams {
@@ -74,16 +74,19 @@ export const OVER_LEVERAGED_DEFAULTS: OverLeveragedParams = {
   collateralAsset: "rUSD",
 };
 
+/** The highest leverage the agent may aim for: 1,000x, far beyond any market's (its orders are refused for margin long before). */
+export const OVER_LEVERAGED_LEVERAGE_MAX = 1_000;
+
 const RULES: ParamRules<OverLeveragedParams> = {
   symbol: marketSymbol("perp"),
   side: oneOf(["long", "short"]),
   alternate: boolean,
-  leverage: positive,
-  chunkNotional: positive,
+  leverage: number({ min: 0, minExclusive: true, max: OVER_LEVERAGED_LEVERAGE_MAX }),
+  chunkNotional: notional,
   chunkSeconds: period,
   // A shorter period would look again at the same instant, forever.
   topUpSeconds: orNull(period),
-  crossBps: nonNegative,
+  crossBps: bps,
   startDelaySeconds: delaySeconds,
   reenterAfterSeconds: orNull(delaySeconds),
   minEquity: nonNegative,

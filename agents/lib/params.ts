@@ -62,6 +62,33 @@ export const period = number({ min: PERIOD_SECONDS_MIN, max: MAX_RUN_SECONDS });
  */
 export const delaySeconds = number({ min: 0, max: MAX_RUN_SECONDS });
 
+/**
+ * The widest price distance in basis points: 10,000 bps (the whole price).
+ * A spread, band or cross beyond it is no price at all, and far beyond it
+ * (1e308) the agent's arithmetic overflows to Infinity and its run stops
+ * midway when it prices an order.
+ */
+export const BPS_MAX = 10_000;
+
+/** A price distance in bps: 0 to BPS_MAX. */
+export const bps = number({ min: 0, max: BPS_MAX });
+/** A price distance in bps that must be above 0: (0, BPS_MAX]. */
+export const positiveBps = number({ min: 0, minExclusive: true, max: BPS_MAX });
+/** A signed price distance in bps: -BPS_MAX to BPS_MAX. */
+export const signedBps = number({ min: -BPS_MAX, max: BPS_MAX });
+
+/**
+ * The largest USD amount an agent's order or position parameter may name:
+ * a trillion, beyond any market's open interest. It keeps an order's size
+ * times its price (and a lognormal draw around it) finite.
+ */
+export const NOTIONAL_MAX = 1e12;
+
+/** An order's USD size: (0, NOTIONAL_MAX]. */
+export const notional = number({ min: 0, minExclusive: true, max: NOTIONAL_MAX });
+/** A USD limit that may be 0 (nothing allowed): [0, NOTIONAL_MAX]. */
+export const notionalLimit = number({ min: 0, max: NOTIONAL_MAX });
+
 /** A delay in milliseconds: delaySeconds' range. */
 export const delayMs = number({ min: 0, max: MAX_RUN_SECONDS * 1_000 });
 

@@ -84,6 +84,15 @@ const LEVELS = "must be a positive integer at most 1000";
 const SAMPLES = "must be a positive integer at most 1000000";
 const BURST = "must be a non-negative integer at most 10000";
 
+/** Price distances (BPS_MAX), USD amounts (NOTIONAL_MAX), the size spread and leverage, the maxima written out. */
+const BPS = "must be a finite number in [0, 10000]";
+const POSITIVE_BPS = "must be a finite number in (0, 10000]";
+const SIGNED_BPS = "must be a finite number in [-10000, 10000]";
+const NOTIONAL = "must be a finite number in (0, 1000000000000]";
+const NOTIONAL_LIMIT = "must be a finite number in [0, 1000000000000]";
+const SIGMA = "must be a finite number in [0, 10]";
+const LEVERAGE = "must be a finite number in (0, 1000]";
+
 /** A bad value of a field, how the message quotes it, and the rule it states. */
 type Bad = readonly [field: string, value: unknown, quoted: string, rule: string];
 
@@ -115,10 +124,13 @@ const SHIPPED: readonly Shipped[] = [
       ["ratePerSecond", undefined, "undefined", RATE],
       ["ratePerSecond", NOISE_TAKER_RATE_PER_SECOND_MAX + 0.001, "1000.001", RATE],
       ["ratePerSecond", 1e12, "1000000000000", RATE],
-      ["medianNotional", 0, "0", POSITIVE],
-      ["notionalSigma", -0.1, "-0.1", NON_NEGATIVE],
-      ["crossBps", -5, "-5", NON_NEGATIVE],
-      ["maxPositionNotional", -1, "-1", NON_NEGATIVE],
+      ["medianNotional", 0, "0", NOTIONAL],
+      ["medianNotional", 1e308, "1e+308", NOTIONAL],
+      ["notionalSigma", -0.1, "-0.1", SIGMA],
+      ["notionalSigma", 800, "800", SIGMA],
+      ["crossBps", -5, "-5", BPS],
+      ["crossBps", 1e308, "1e+308", BPS],
+      ["maxPositionNotional", -1, "-1", NOTIONAL_LIMIT],
       ["startDelaySeconds", -1, "-1", DELAY],
       ["startDelaySeconds", 1e300, "1e+300", DELAY],
       ["buyShare", 1.5, "1.5", "must be a finite number in [0, 1]"],
@@ -146,16 +158,17 @@ const SHIPPED: readonly Shipped[] = [
       ["levels", 1.5, "1.5", LEVELS],
       ["levels", MARKET_MAKER_LEVELS_MAX + 1, "1001", LEVELS],
       ["levels", 1e9, "1000000000", LEVELS],
-      ["spreadBps", -1, "-1", NON_NEGATIVE],
-      ["levelSpacingBps", -1, "-1", NON_NEGATIVE],
-      ["levelNotional", 0, "0", POSITIVE],
-      ["maxInventoryNotional", 0, "0", POSITIVE],
-      ["skewBps", -1, "-1", NON_NEGATIVE],
+      ["spreadBps", -1, "-1", BPS],
+      ["levelSpacingBps", -1, "-1", BPS],
+      ["levelNotional", 0, "0", NOTIONAL],
+      ["levelNotional", 1e13, "10000000000000", NOTIONAL],
+      ["maxInventoryNotional", 0, "0", NOTIONAL],
+      ["skewBps", -1, "-1", BPS],
       ["refreshSeconds", 0, "0", PERIOD],
       ["refreshSeconds", 1e-9, "1e-9", PERIOD],
       ["refreshSeconds", 0.0009, "0.0009", PERIOD],
       ["refreshSeconds", 1e300, "1e+300", PERIOD],
-      ["requoteBps", -1, "-1", NON_NEGATIVE],
+      ["requoteBps", -1, "-1", BPS],
       ["deadManMs", 4_999, "4999", "must be an integer >= 5000 at most 60000"],
       ["deadManMs", 60_001, "60001", "must be an integer >= 5000 at most 60000"],
       ["deadManMs", 15_000.5, "15000.5", "must be an integer >= 5000 at most 60000"],
@@ -195,12 +208,12 @@ const SHIPPED: readonly Shipped[] = [
       ["slowSamples", MOMENTUM_SAMPLES_MAX + 1, "1000001", SAMPLES],
       // Was: accepted, then `new Array` failed in the agent's start ("Invalid array length").
       ["slowSamples", 2 ** 32, "4294967296", SAMPLES],
-      ["entryThresholdBps", -1, "-1", NON_NEGATIVE],
+      ["entryThresholdBps", -1, "-1", BPS],
       ["notional", 0, "0", POSITIVE],
-      ["crossBps", -1, "-1", NON_NEGATIVE],
-      ["stopLossBps", 0, "0", POSITIVE],
-      ["takeProfitBps", 0, "0", POSITIVE],
-      ["stopSlippageBps", -1, "-1", NON_NEGATIVE],
+      ["crossBps", -1, "-1", BPS],
+      ["stopLossBps", 0, "0", POSITIVE_BPS],
+      ["takeProfitBps", 0, "0", POSITIVE_BPS],
+      ["stopSlippageBps", -1, "-1", BPS],
       ["maxHoldSeconds", -1, "-1", DELAY],
       ["maxHoldSeconds", 3153600001, "3153600001", DELAY],
       ["cooldownSeconds", -1, "-1", DELAY],
@@ -220,14 +233,15 @@ const SHIPPED: readonly Shipped[] = [
       ["symbol", "WETHRUSD", "WETHRUSD", `must name a perp market, not a spot one ${PERPS}`],
       ["side", "up", "up", "must be long or short"],
       ["alternate", "yes", "yes", "must be true or false"],
-      ["leverage", 0, "0", POSITIVE],
-      ["leverage", -19, "-19", POSITIVE],
-      ["chunkNotional", 0, "0", POSITIVE],
+      ["leverage", 0, "0", LEVERAGE],
+      ["leverage", 1e6, "1000000", LEVERAGE],
+      ["leverage", -19, "-19", LEVERAGE],
+      ["chunkNotional", 0, "0", NOTIONAL],
       ["chunkSeconds", 0, "0", PERIOD],
       ["chunkSeconds", 0.0001, "0.0001", PERIOD],
       ["topUpSeconds", 0, "0", `${PERIOD}, or null`],
       ["topUpSeconds", 1e-9, "1e-9", `${PERIOD}, or null`],
-      ["crossBps", -1, "-1", NON_NEGATIVE],
+      ["crossBps", -1, "-1", BPS],
       ["startDelaySeconds", -1, "-1", DELAY],
       ["startDelaySeconds", 1e300, "1e+300", DELAY],
       ["reenterAfterSeconds", -1, "-1", `${DELAY}, or null`],
@@ -244,10 +258,11 @@ const SHIPPED: readonly Shipped[] = [
       ["symbols", [], "[]", SYMBOLS],
       ["symbols", ["DOGE"], '["DOGE"]', `names "DOGE", ${NOT_A_MARKET}`],
       ["symbols", ["ETHRUSDPERP", "WETHRUSD"], '["ETHRUSDPERP","WETHRUSD"]', `names "WETHRUSD", a spot market, and must name perp markets only ${PERPS}`],
-      ["thresholdBps", -1, "-1", NON_NEGATIVE],
-      ["exitBps", NaN, "NaN", "must be a finite number"],
-      ["maxOrderNotional", 0, "0", POSITIVE],
-      ["maxPositionNotional", -1, "-1", NON_NEGATIVE],
+      ["thresholdBps", -1, "-1", BPS],
+      ["exitBps", NaN, "NaN", SIGNED_BPS],
+      ["exitBps", -20000, "-20000", SIGNED_BPS],
+      ["maxOrderNotional", 0, "0", NOTIONAL],
+      ["maxPositionNotional", -1, "-1", NOTIONAL_LIMIT],
       ["checkDelayMs", -1, "-1", "must be a finite number in [0, 3153600000000]"],
       ["checkDelayMs", 1e300, "1e+300", "must be a finite number in [0, 3153600000000]"],
     ],
@@ -552,7 +567,7 @@ describe("an agent's start refuses the same params when the run skips checkScena
     ["noise-taker", noiseTaker, { ratePerSecond: 0 }, 'noise-taker params.ratePerSecond "0" must be a finite number in (0, 1000]'],
     ["market-maker", marketMaker, { refreshSeconds: 20 }, 'market-maker params.deadManMs "15000" must be longer than refreshSeconds "20" s'],
     ["momentum", momentum, { fastSamples: 0 }, 'momentum params.fastSamples "0" must be a positive integer at most 1000000'],
-    ["over-leveraged", overLeveraged, { leverage: -1 }, 'over-leveraged params.leverage "-1" must be a finite number greater than 0'],
+    ["over-leveraged", overLeveraged, { leverage: -1 }, `over-leveraged params.leverage "-1" ${LEVERAGE}`],
     ["arbitrageur", arbitrageur, { thresholdBps: 5 }, 'arbitrageur params.thresholdBps "5" must be greater than exitBps "10"'],
     ["chaos", chaos, { everySeconds: 0 }, `chaos params.everySeconds "0" ${PERIOD}`],
     // The run's markets: the same rule, told them by the agent's own context.
