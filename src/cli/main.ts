@@ -99,7 +99,8 @@ program
   .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread (0: inline; auto: one per core beyond the first, at most 4)", "auto")
   .option("--edge-limit <n>", "network-edge limit: /v2 REST requests per source IP per 60 s fixed window, then HTTP 429 with no body (0: no limit; /admin and /health are exempt)", String(DEFAULT_EDGE_LIMIT.requestsPerWindow))
   .option("--slow-consumer-bytes <n>", "unsent bytes a streaming (/ws) connection may hold before it is closed with 1013 as a slow consumer", String(SLOW_CONSUMER_BYTES_DEFAULT))
-  .option("--websockets-per-ip <n>", "open WebSocket connections (/ws and /exec together) per source IP; an upgrade beyond it is answered HTTP 429", String(WEBSOCKETS_PER_IP_MAX))
+  // No commander default: the server checks the connection limit against the WebSocket limit only when one is given (serve.ts).
+  .option("--websockets-per-ip <n>", `open WebSocket connections (/ws and /exec together) per source IP; an upgrade beyond it is answered HTTP 429 (default: "${WEBSOCKETS_PER_IP_MAX}")`)
   .option("--connections-per-ip <n>", "open TCP connections per source IP, HTTP and WebSocket alike (at least --websockets-per-ip); one beyond it is closed unanswered", String(CONNECTIONS_PER_IP_MAX))
   .option("--subscriptions-per-connection <n>", "channels one streaming (/ws) connection may hold at once; a subscribe beyond it gets an error frame", String(SUBSCRIPTIONS_PER_CONNECTION_MAX))
   .action((scenario: string | undefined, options: ServeOptions) => serve(options, scenario));

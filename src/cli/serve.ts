@@ -173,7 +173,9 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   const websocketsPerIp = integer(options.websocketsPerIp ?? String(WEBSOCKETS_PER_IP_MAX), "--websockets-per-ip", 1);
   const connectionsPerIp = integer(options.connectionsPerIp ?? String(CONNECTIONS_PER_IP_MAX), "--connections-per-ip", 1);
   const subscriptionsPerConnection = integer(options.subscriptionsPerConnection ?? String(SUBSCRIPTIONS_PER_CONNECTION_MAX), "--subscriptions-per-connection", 1);
-  checkPerIpLimits(websocketsPerIp, connectionsPerIp, { websocketsPerIp: "--websockets-per-ip", connectionsPerIp: "--connections-per-ip" });
+  // As startLiveServer does: only a WebSocket limit the user gave must fit under the connection limit (a lower
+  // connection limit alone simply caps WebSockets too).
+  if (options.websocketsPerIp !== undefined) checkPerIpLimits(websocketsPerIp, connectionsPerIp, { websocketsPerIp: "--websockets-per-ip", connectionsPerIp: "--connections-per-ip" });
   const startMicros = millisToMicros(options.start === undefined ? Date.now() : integerWithin(options.start, "--start", 0, MAX_START_MS));
   const signing = signingFromFlags(options);
   const exchangeId = integer(options.exchangeId, "--exchange-id");

@@ -97,8 +97,8 @@ const REFUSALS: readonly (readonly [Partial<ServeOptions>, string])[] = [
   [{ connectionsPerIp: "99999999999999999" }, '--connections-per-ip "99999999999999999" must be an integer of at least 1'],
   [{ subscriptionsPerConnection: "0" }, '--subscriptions-per-connection "0" must be an integer of at least 1'],
   [{ subscriptionsPerConnection: "1e3" }, '--subscriptions-per-connection "1e3" must be an integer of at least 1'],
-  // Below the default WebSocket limit (256), below an explicit one, and a WebSocket limit above the default connection limit (1024).
-  [{ connectionsPerIp: "100" }, `--connections-per-ip "100" is below --websockets-per-ip "256": ${CROSS}`],
+  // Below an explicit WebSocket limit, and a WebSocket limit above the default connection limit (1024). A connection
+  // limit alone below the default WebSocket limit is accepted (it caps WebSockets too): see "accepts" below.
   [{ websocketsPerIp: "10", connectionsPerIp: "9" }, `--connections-per-ip "9" is below --websockets-per-ip "10": ${CROSS}`],
   [{ websocketsPerIp: "2000" }, `--connections-per-ip "1024" is below --websockets-per-ip "2000": ${CROSS}`],
 ];
@@ -168,6 +168,13 @@ describe("refusals", () => {
     // The port is in use: a check after the address check would be refused for the port instead.
     await expect(serve({ ...valid, ...flags, port: String(takenPort), record })).rejects.toMatchObject({ message });
     expect(existsSync(join(record, "inputs.arrow"))).toBe(false);
+  });
+
+  it("accepts a connection limit alone below the default WebSocket limit (it caps WebSockets too): only the busy port is refused", async () => {
+    const { websocketsPerIp: _default, ...withoutWebsocketLimit } = valid;
+    const record = join(directory, "serve-connections-alone");
+    await expect(serve({ ...withoutWebsocketLimit, connectionsPerIp: "100", port: String(takenPort), record })).rejects.toThrow(/--port|address|in use/i);
+    await expect(serve({ ...withoutWebsocketLimit, connectionsPerIp: "100", port: String(takenPort), record })).rejects.not.toThrow(/--websockets-per-ip/);
   });
 
   it.each(CLI_REFUSALS.map(([flags, message], i) => [flags.join(" "), message, i] as const))("`shadowbook serve %s` exits 1 with the one-line refusal, serving nothing", (_flags, message, i) => {
