@@ -92,7 +92,7 @@ import { AssetStatus } from "../spec/enums.ts";
 import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
 import { quote } from "../exchange/gateway/validate/errors.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
-import { REST_BODY_LIMIT_BYTES } from "./rest.ts";
+import { BODY_TOO_LARGE, REST_BODY_LIMIT_BYTES } from "./rest.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
 // -- body schemas -------------------------------------------------------------------------------
@@ -438,7 +438,7 @@ async function readJson(request: IncomingMessage, response: ServerResponse): Pro
   const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json") throw invalid(`request body must be application/json, got ${mediaType === undefined ? "no content type" : quote(mediaType)}`);
   const text = await readBody(request, response, REST_BODY_LIMIT_BYTES);
-  if (text === undefined) throw invalid(`request body exceeds ${REST_BODY_LIMIT_BYTES} bytes`);
+  if (text === undefined) throw invalid(BODY_TOO_LARGE);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -81,6 +81,9 @@ import { internalError, readBody, sendJson, type HttpHandler, type LiveContext }
  */
 export const REST_BODY_LIMIT_BYTES = 64 * 1024;
 
+/** The refusal of a body over REST_BODY_LIMIT_BYTES, on /v2 and /admin alike. */
+export const BODY_TOO_LARGE = `request body exceeds ${REST_BODY_LIMIT_BYTES} bytes`;
+
 /** Routes removed in contract 3.x (spec 4.1, 9): 404, with what to use instead. */
 const REMOVED_ROUTES: readonly { path: string; instead: string }[] = [
   { path: "/v2/marketDefinitions", instead: "use /v2/perpMarketDefinitions" },
@@ -331,7 +334,7 @@ async function orderEntry(context: LiveContext, op: OrderEntryOperation, request
     return sendRequestError(response, invalid(`request body must be application/json, got ${got}`));
   }
   const text = await readBody(request, response, REST_BODY_LIMIT_BYTES);
-  if (text === undefined) return sendRequestError(response, invalid(`request body exceeds ${REST_BODY_LIMIT_BYTES} bytes`));
+  if (text === undefined) return sendRequestError(response, invalid(BODY_TOO_LARGE));
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -330,7 +330,8 @@ export function checkPerIpLimits(websocketsPerIp: number, connectionsPerIp: numb
   }
 }
 
-function positiveInteger(name: string, value: number): number {
+/** An option that must be a positive integer (a count or a time in ms): the value, or a RangeError naming it. */
+export function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} "${value}" is not a positive integer`);
   return value;
 }

@@ -52,7 +52,7 @@ import {
   STREAM_ERROR_INVALID_TYPE,
   streamSnapshotErrorMessage,
 } from "../spec/errors.ts";
-import type { LiveContext, SocketSurface } from "./server.ts";
+import { positiveInteger, type LiveContext, type SocketSurface } from "./server.ts";
 import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
 import { routeOutput } from "../exchange/stream-routes.ts";
 import { watchLiveness } from "./liveness.ts";
@@ -142,10 +142,7 @@ class StreamServer implements StreamSurface {
     this.slowConsumerBytes = options.slowConsumerBytes;
     this.pingIntervalMs = options.pingIntervalMs ?? STREAM_PING_INTERVAL_MS;
     if (!(this.pingIntervalMs > 0)) throw new RangeError(`pingIntervalMs must be positive, got ${this.pingIntervalMs}`);
-    this.subscriptionsPerConnection = options.subscriptionsPerConnection ?? SUBSCRIPTIONS_PER_CONNECTION_MAX;
-    if (!(Number.isSafeInteger(this.subscriptionsPerConnection) && this.subscriptionsPerConnection >= 1)) {
-      throw new RangeError(`subscriptionsPerConnection "${this.subscriptionsPerConnection}" is not a positive integer`);
-    }
+    this.subscriptionsPerConnection = positiveInteger("subscriptionsPerConnection", options.subscriptionsPerConnection ?? SUBSCRIPTIONS_PER_CONNECTION_MAX);
     this.subscriptionLimitMessage = streamErrorSubscriptionLimit(this.subscriptionsPerConnection);
     const fanout = new StreamFanout<Connection>(this.registry, (connection, frame) => this.deliver(connection, frame), () =>
       microsToMillis(context.exchange.now()),
