@@ -19,6 +19,9 @@ export type Rounding = "down" | "up" | "nearest";
 const EPSILON_UNITS = 1e-7;
 
 function roundUnits(units: number, rounding: Rounding): number {
+  // An agent's arithmetic gone wrong (a NaN, an overflow) is its bug: say so here, where it meets the grid,
+  // rather than as "cannot be converted to a BigInt" when the units are formatted.
+  if (!Number.isFinite(units)) throw new RangeError(`a price or quantity of ${units} units of the market's step is not a finite number`);
   switch (rounding) {
     case "down":
       return Math.floor(units + EPSILON_UNITS);

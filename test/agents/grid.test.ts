@@ -32,3 +32,12 @@ describe("MarketGrid formatting", () => {
     );
   });
 });
+
+describe("MarketGrid and a non-finite price or size", () => {
+  it.each([Infinity, -Infinity, NaN])("refuses %s naming it, for a price and a quantity, in every rounding", (value) => {
+    const grid = new MarketGrid(market("0.01", "0.001"));
+    const message = `a price or quantity of ${value} units of the market's step is not a finite number`;
+    for (const rounding of ["down", "up", "nearest"] as const) expect(() => grid.price(value, rounding)).toThrow(new RangeError(message));
+    expect(() => grid.qty(value)).toThrow(new RangeError(message));
+  });
+});
