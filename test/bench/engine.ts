@@ -58,6 +58,13 @@
  * engine's rate over it) what the bookkeeping costs. Being measured beside
  * the engine, the share also holds up when other work slows both.
  *
+ * Typed floors (lib/typed-bare-book.ts): the same bare book in typed arrays
+ * (order records in one Int32Array, slots recycled, levels indexed by
+ * price), with no object per order, then with one small object per resting
+ * order from a pool, then made fresh: `typedFloorOpsPerSec` {noObjects,
+ * pooledObjects, freshObjects}. The gap between the first and the last is
+ * what an object per order costs by itself.
+ *
  * Each engine runs the stream three times (after a full GC when --expose-gc
  * is on); the best run is reported (the machine is shared), with all three
  * in `opsPerSecRuns`.
@@ -94,6 +101,7 @@ import { OrderBook } from "nodejs-order-book";
 import { RngRoot, type Rng } from "../../src/core/rng.ts";
 import { Engine } from "../../src/engine/engine.ts";
 import { runBareBook, type BareStream } from "./lib/bare-book.ts";
+import { runTypedBareBook } from "./lib/typed-bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";
 
 const ORDERS = 1_000_000;
@@ -371,6 +379,7 @@ function measure(w: Workload, orderIds: readonly string[]) {
   const readingIds = runs(RUNS, () => runEngine(w, true));
   const peer = runs(RUNS, () => runPeer(w, orderIds));
   const floor = runs(RUNS, () => runBareBook(w));
+  const typed = typedFloors(w);
   const rate = (seconds: number) => Math.round(w.ops / seconds);
   const opsPerSec = rate(ours.best.seconds);
   const peerOpsPerSec = rate(peer.best.seconds);
@@ -392,9 +401,30 @@ function measure(w: Workload, orderIds: readonly string[]) {
     floorOpsPerSec,
     floorOpsPerSecRuns: floor.all.map((run) => rate(run.seconds)),
     shareOfFloor: Number((opsPerSec / floorOpsPerSec).toFixed(2)),
+    typedFloorOpsPerSec: typed.figures,
     restingLots: ours.best.restingLots,
     sameRestingQty:
-      ours.best.restingLots === peer.best.restingLots && readingIds.best.restingLots === peer.best.restingLots && floor.best.restingLots === peer.best.restingLots,
+      ours.best.restingLots === peer.best.restingLots &&
+      readingIds.best.restingLots === peer.best.restingLots &&
+      floor.best.restingLots === peer.best.restingLots &&
+      typed.restingLots.every((lots) => lots === peer.best.restingLots),
+  };
+}
+
+/**
+ * The typed-array floor (lib/typed-bare-book.ts) without an object per
+ * order, and with one taken from a pool or made fresh: best ops/s of each.
+ */
+function typedFloors(w: Workload): { figures: { noObjects: number; pooledObjects: number; freshObjects: number }; restingLots: number[] } {
+  // A create rests before the cancels that bring the book back to its target: one more than the target at most.
+  const maxResting = w.restingTarget + 1;
+  const none = runs(RUNS, () => runTypedBareBook(w, maxResting, "none"));
+  const pooled = runs(RUNS, () => runTypedBareBook(w, maxResting, "pooled"));
+  const fresh = runs(RUNS, () => runTypedBareBook(w, maxResting, "fresh"));
+  const rate = (seconds: number) => Math.round(w.ops / seconds);
+  return {
+    figures: { noObjects: rate(none.best.seconds), pooledObjects: rate(pooled.best.seconds), freshObjects: rate(fresh.best.seconds) },
+    restingLots: [none.best.restingLots, pooled.best.restingLots, fresh.best.restingLots],
   };
 }
 
@@ -434,6 +464,7 @@ function engineOnly(name: string): void {
   const w = generate(c);
   const result = runs(RUNS, () => runEngine(w));
   const floor = runs(RUNS, () => runBareBook(w));
+  const typed = typedFloors(w);
   console.log(
     JSON.stringify({
       bench: "engine",
@@ -443,6 +474,7 @@ function engineOnly(name: string): void {
       opsPerCpuSecRuns: result.all.map((run) => Math.round(w.ops / run.cpuSeconds)),
       floorOpsPerSecRuns: floor.all.map((run) => Math.round(w.ops / run.seconds)),
       shareOfFloor: Number((result.best.seconds === 0 ? 0 : floor.best.seconds / result.best.seconds).toFixed(2)),
+      typedFloorOpsPerSec: typed.figures,
     }),
   );
 }
