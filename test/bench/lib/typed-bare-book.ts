@@ -142,8 +142,8 @@ export function runTypedBareBook(stream: BareStream, maxResting: number, objectP
       if (last === 0) head[price] = slot;
       else records[last * STRIDE + NEXT] = slot;
       tail[price] = slot;
-      levelLots[price] += lots;
-      levelCount[price]++;
+      levelLots[price] = levelLots[price]! + lots;
+      levelCount[price] = levelCount[price]! + 1;
       slotOf[index] = slot;
       if (isBuy ? price > bestBid : price < bestAsk) {
         if (isBuy) bestBid = price;
@@ -177,7 +177,7 @@ export function runTypedBareBook(stream: BareStream, maxResting: number, objectP
       else records[prev * STRIDE + NEXT] = next;
       if (next === 0) tail[price] = prev;
       else records[next * STRIDE + PREV] = prev;
-      levelLots[price] -= records[record + LOTS]!;
+      levelLots[price] = levelLots[price]! - records[record + LOTS]!;
       const isBuy = records[record + IS_BUY] === 1;
       release(slot);
       if (--levelCount[price]! > 0) continue;
