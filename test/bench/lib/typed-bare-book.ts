@@ -114,7 +114,7 @@ export function runTypedBareBook(stream: BareStream, maxResting: number, objectP
         const taken = lots < makerLots ? lots : makerLots;
         lots -= taken;
         fills++;
-        levelLots[level] -= taken;
+        levelLots[level] = levelLots[level]! - taken;
         if (taken < makerLots) {
           records[maker * STRIDE + LOTS] = makerLots - taken;
           continue;
