@@ -44,8 +44,8 @@
  * streams) are left out. Order and fill ids are counters whose decimal text
  * is built on first read (order.ts); the sink here does not read them, so
  * `opsPerSecReadingIds` repeats the run with a sink that reads every
- * orderId and fillId of every event, as the exchange does. The sinks are
- * made once, as the exchange makes its sink once. The peer is driven
+ * orderId and fillId of every event, as the exchange does. Every engine
+ * here has the one sink (SINK), as an exchange has one. The peer is driven
  * through its own fastest API for this stream: `limit({ id, side, size,
  * price })` and `cancel(id)`, journaling off; it checks no self-trade here
  * (it would only with an accountId and a mode).
@@ -195,8 +195,9 @@ function generate(c: Case): Workload {
   const cancelIds: string[] = [];
   const engine = new Engine({
     markets: [MARKET],
-    sink: { fill: (fill) => (fill.makerFilled ? resting.remove(Number(BigInt(fill.makerOrderId) - FIRST_ORDER_ID)) : undefined) },
+    sink: SINK,
   });
+  tally.generating = resting;
   const book = engine.market(1)!.book;
   let mid = 1_000_000;
   let ops = 0;
@@ -249,6 +250,7 @@ function generate(c: Case): Workload {
       }
     }
   }
+  tally.generating = null;
   return {
     name: c.name,
     distanceText: c.distanceText,
@@ -280,29 +282,35 @@ interface EngineRun {
   readonly checksum: number;
 }
 
-/** What the sinks fold the events into (reset by each run). */
-const tally = { fills: 0, checksum: 0 };
+/**
+ * What the sink does with the events: while `generating`, a maker that
+ * fills leaves that set of resting orders (the stream's generation needs
+ * nothing else); otherwise it folds them into `fills` and `checksum`
+ * (reset by each run), reading every id when `readIds`.
+ */
+const tally = { fills: 0, checksum: 0, readIds: false, generating: null as RestingSet | null };
 
 /**
- * The sinks: one reads one field of each event; the other also reads every
- * id, as the exchange does. Made once, as an exchange makes its sink once
- * (fresh closures per run would make each run start on code compiled for
- * the previous run's functions).
+ * The one sink of every engine this file makes (the stream's generation,
+ * the timed runs, the heap measurement), made once, as an exchange makes
+ * its one sink. Engines with a sink each (four, before) made the engine's
+ * calls into its sink polymorphic, as they never are in an exchange: in
+ * interleaved pairs the shallow case ran 20-40% slower in CPU time in three
+ * of four (a noisy machine), and the full benchmark printed shallow figures
+ * well below `--engine-only`'s.
  */
 const SINK: EngineSink = {
-  orderUpdate: (update) => void (tally.checksum += update.sequenceNumber),
-  fill: (fill) => {
-    tally.fills++;
-    tally.checksum += fill.qtyLots;
+  orderUpdate: (update) => {
+    tally.checksum += tally.readIds ? update.sequenceNumber + update.orderId.length + (update.firstFillId?.length ?? 0) : update.sequenceNumber;
   },
-  depthChanged: () => void (tally.checksum += 1),
-};
-
-const SINK_READING_IDS: EngineSink = {
-  orderUpdate: (update) => void (tally.checksum += update.sequenceNumber + update.orderId.length + (update.firstFillId?.length ?? 0)),
   fill: (fill) => {
+    const generating = tally.generating;
+    if (generating !== null) {
+      if (fill.makerFilled) generating.remove(Number(BigInt(fill.makerOrderId) - FIRST_ORDER_ID));
+      return;
+    }
     tally.fills++;
-    tally.checksum += fill.qtyLots + fill.fillId.length + fill.takerOrderId.length + fill.makerOrderId.length;
+    tally.checksum += tally.readIds ? fill.qtyLots + fill.fillId.length + fill.takerOrderId.length + fill.makerOrderId.length : fill.qtyLots;
   },
   depthChanged: () => void (tally.checksum += 1),
 };
@@ -310,7 +318,8 @@ const SINK_READING_IDS: EngineSink = {
 function runEngine(w: Workload, readIds = false): EngineRun {
   tally.fills = 0;
   tally.checksum = 0;
-  const engine = new Engine({ markets: [MARKET], sink: readIds ? SINK_READING_IDS : SINK });
+  tally.readIds = readIds;
+  const engine = new Engine({ markets: [MARKET], sink: SINK });
   const cpuStarted = process.cpuUsage();
   const cancelIds = w.cancelIds;
   let cancels = 0;
@@ -433,7 +442,7 @@ function heapWithMillionResting(): { heapUsedMb: number; arrayBuffersMb: number 
   if (gc === undefined) return null;
   gc();
   const before = process.memoryUsage();
-  const engine = new Engine({ markets: [MARKET], config: { maxRestingOrdersPerMarket: 2_000_000 } });
+  const engine = new Engine({ markets: [MARKET], sink: SINK, config: { maxRestingOrdersPerMarket: 2_000_000 } });
   const rng = new RngRoot("bench:engine").stream("heap");
   for (let i = 0; i < 1_000_000; i++) {
     const isBuy = i % 2 === 0;
