@@ -5,13 +5,31 @@
  * (checked by `assertNotCrossed` and the property tests).
  */
 import { assert } from "../core/assert.ts";
+import { MICROS_PER_SECOND } from "../core/time.ts";
 import { BookSide } from "./book-side.ts";
 
 export class Book {
   readonly bids = new BookSide(true);
   readonly asks = new BookSide(false);
-  /** Virtual time of the latest change of the aggregated depth (spec 2.17 updatedAt). */
-  depthUpdatedAtMicros = 0;
+  /**
+   * Virtual time of the latest change of the aggregated depth (spec 2.17
+   * updatedAt), as whole seconds and microseconds: two small integers, as
+   * orders keep their times, since a time in microseconds is beyond V8's
+   * small integers and storing it on every command that moves the book cost
+   * about 90 instructions a command (measured with cachegrind).
+   */
+  private depthUpdatedSec = 0;
+  private depthUpdatedMicros = 0;
+
+  get depthUpdatedAtMicros(): number {
+    return this.depthUpdatedSec * MICROS_PER_SECOND + this.depthUpdatedMicros;
+  }
+
+  /** The depth changed at `seconds` + `micros` (the two halves of the command's time). */
+  depthUpdatedAt(seconds: number, micros: number): void {
+    this.depthUpdatedSec = seconds;
+    this.depthUpdatedMicros = micros;
+  }
 
   get restingCount(): number {
     return this.bids.orderCount + this.asks.orderCount;

@@ -129,7 +129,7 @@ export class EngineCore implements MatchHost {
       const market = this.touched[i]!;
       market.depthNoticePending = false;
       if (!market.book.takeChanged()) continue;
-      market.book.depthUpdatedAtMicros = this.now;
+      market.book.depthUpdatedAt(this.nowSec, this.nowMicrosPart);
       this.sink.depthChanged(market.marketId, this.now);
     }
   }
