@@ -69,7 +69,7 @@ export function runTypedBareBook(stream: BareStream, maxResting: number, objectP
   }
   const base = lowest;
   const span = highest - lowest + 1;
-  const slots = maxResting + 1;
+  const slots = maxResting;
   const records = new Int32Array((slots + 1) * STRIDE);
   const free = new Int32Array(slots);
   let freeCount = 0;
