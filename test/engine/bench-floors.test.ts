@@ -25,7 +25,7 @@ interface Op {
 }
 
 const opArb = fc.record({
-  cancel: fc.boolean({ noBias: true }),
+  cancel: fc.boolean(),
   isBuy: fc.boolean(),
   offset: fc.integer({ min: -8, max: 8 }),
   lots: fc.integer({ min: 1, max: 6 }),
