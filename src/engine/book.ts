@@ -43,6 +43,13 @@ export class Book {
     return isBuy ? this.asks : this.bids;
   }
 
+  /** Lots resting on both sides: a walk over every level (for checks and benchmarks, not the command path). */
+  restingLots(): number {
+    let lots = 0;
+    for (const side of [this.bids, this.asks]) for (let depth = 0; depth < side.levelCount; depth++) lots += side.levelFromBest(depth)!.totalLots;
+    return lots;
+  }
+
   /** True when an order (isBuy, limitTicks) would cross or touch the best opposite price. */
   wouldCross(isBuy: boolean, limitTicks: number): boolean {
     return this.oppositeOf(isBuy).isCrossedBy(limitTicks);

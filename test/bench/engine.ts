@@ -349,10 +349,7 @@ function runEngine(w: Workload, readIds = false): EngineRun {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuStarted);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const book = engine.market(1)!.book;
-  let restingLots = 0;
-  for (const side of [book.bids, book.asks]) for (let depth = 0; depth < side.levelCount; depth++) restingLots += side.levelFromBest(depth)!.totalLots;
-  return { seconds, cpuSeconds, restingLots, fills: tally.fills, checksum: tally.checksum };
+  return { seconds, cpuSeconds, restingLots: engine.market(1)!.book.restingLots(), fills: tally.fills, checksum: tally.checksum };
 }
 
 function runPeer(w: Workload, ids: readonly string[]): { seconds: number; restingLots: number } {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Book } from "../../src/engine/book.ts";
 import { BookSide } from "../../src/engine/book-side.ts";
 import { Market } from "../../src/engine/market.ts";
 import { Order } from "../../src/engine/order.ts";
@@ -88,6 +89,23 @@ describe("BookSide and PriceLevel", () => {
     expect(asks.best()?.totalLots).toBe(3);
     expect(changes).toEqual([100, 100]);
     expect(asks.changed).toBe(true);
+  });
+});
+
+describe("Book", () => {
+  it("sums the lots resting on both sides, remainders after fills included", () => {
+    const book = new Book();
+    expect(book.restingLots()).toBe(0);
+    const bid = order(true, 100, 3);
+    book.bids.add(bid);
+    book.bids.add(order(true, 99, 2));
+    book.asks.add(order(false, 101, 4));
+    expect(book.restingLots()).toBe(9);
+    bid.cumLots += 1;
+    book.bids.reduce(bid, 1);
+    expect(book.restingLots()).toBe(8);
+    book.bids.remove(bid);
+    expect(book.restingLots()).toBe(6);
   });
 });
 
