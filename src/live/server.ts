@@ -211,6 +211,8 @@ export class LiveServer {
       return;
     }
     const path = url.pathname;
+    // Until a handler reads the body (readBody), its answer closes the connection: see closeUnlessBodyRead.
+    closeUnlessBodyRead(request, response);
     try {
       if (path === "/health/live") return void response.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       if (path === "/health/ready") {
@@ -360,6 +362,24 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
 }
 
+/** True when the request carries a body (a chunked one, or a content-length above 0). */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * A request with a body is answered with `connection: close` unless its
+ * handler reads the body (readBody takes the header back). A body nobody
+ * reads would otherwise be read to its end and thrown away by Node before
+ * the connection's next request, so a body streamed forever to a route
+ * that takes none (a GET, /health, a 404 or a 405) held the connection
+ * until the request timeout (30 s); now it closes once answered.
+ */
+function closeUnlessBodyRead(request: IncomingMessage, response: ServerResponse): void {
+  if (hasBody(request)) response.setHeader("connection", "close");
+}
+
 /**
  * Reads a request body of at most `limitBytes`; resolves undefined when it
  * is larger, as soon as that is known: at once when its content-length says
@@ -375,6 +395,8 @@ export function readBody(request: IncomingMessage, response: ServerResponse, lim
       resolve(undefined);
     };
     if (Number(request.headers["content-length"] ?? 0) > limitBytes) return refuse();
+    // Read to its end, the body no longer stands in the way of the connection's next request.
+    response.removeHeader("connection");
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {

@@ -218,12 +218,33 @@ describe.concurrent("HTTP timeouts (headers 300 ms, request 700 ms, keep-alive 1
     expect(closed.afterMs).toBeGreaterThanOrEqual(REQUEST_MS - 20);
   });
 
-  it("answers a request whose body never ends on a route that reads none, then closes it at the request timeout", async ({ expect }) => {
-    const endless = new RawConnection(running.port);
-    streamForever(endless, "POST /health/live HTTP/1.1\r\nhost: localhost");
-    const closed = await endless.closedWithin(REQUEST_MS + LATE_MS);
-    expect(statusOf(closed.text)).toBe(200);
-    expect(closed.afterMs).toBeGreaterThanOrEqual(REQUEST_MS - 20);
+  it("answers a request whose body never ends on a route that reads none with connection: close, and closes it then, long before the request timeout", async ({ expect }) => {
+    const heads = ["POST /health/live HTTP/1.1", "GET /v2/feeTiers HTTP/1.1", "POST /v2/feeTiers HTTP/1.1", "GET /v2/no-such-route HTTP/1.1", "GET /admin/state HTTP/1.1"];
+    const closes = heads.map(async (line) => {
+      const endless = new RawConnection(running.port);
+      streamForever(endless, `${line}\r\nhost: localhost`);
+      return endless.closedWithin(REQUEST_MS + LATE_MS);
+    });
+    for (const [i, closed] of (await Promise.all(closes)).entries()) {
+      expect(statusOf(closed.text), heads[i]).toBe([200, 200, 405, 404, 200][i]);
+      expect(closed.text, heads[i]).toMatch(/\r\nconnection: close\r\n/i);
+      expect(closed.afterMs, heads[i]).toBeLessThan(REQUEST_MS - 200);
+    }
+  });
+
+  it("keeps a connection alive after a request whose body was read: the next request on it is answered", async ({ expect }) => {
+    const client = new RawConnection(running.port);
+    const body = "{}";
+    // Read, then refused (400: no prices in it): reading is what keeps the connection, not the outcome.
+    client.write(`POST /admin/prices HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    const first = await client.until(hasResponse);
+    expect(statusOf(first)).toBe(400);
+    expect(first).not.toMatch(/\r\nconnection: close\r\n/i);
+    client.write(keepAliveGet("/health/live"));
+    const both = await client.until((text) => (text.match(/HTTP\/1\.1 /g) ?? []).length === 2 && hasResponse(text.slice(text.lastIndexOf("HTTP/1.1 "))));
+    expect(both.slice(both.lastIndexOf("HTTP/1.1 "))).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.isClosed).toBe(false);
+    client.socket.destroy();
   });
 
   it("keeps an idle keep-alive connection for the keep-alive timeout (advertised), then closes it", async ({ expect }) => {
