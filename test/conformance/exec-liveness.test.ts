@@ -16,6 +16,7 @@
  *   tick comes due; the verdict must come after the pong is read).
  */
 import { createServer, type Server } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
@@ -67,7 +68,6 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A request the Exchange answers at once (and refuses: no such account), so that any number can be sent. */
 function request(peer: Peer, id: string): void {

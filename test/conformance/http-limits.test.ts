@@ -8,6 +8,7 @@
  * cut as soon as it passes the limit). Servers are started with a small cap
  * and short timeouts; one keeps the defaults.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { REST_BODY_LIMIT_BYTES } from "../../src/live/rest.ts";
@@ -20,6 +21,7 @@ import {
   WEBSOCKETS_PER_IP_MAX,
 } from "../../src/live/server.ts";
 import { hasResponse, keepAliveGet, RawConnection, statusOf } from "./helpers/raw-http.ts";
+import { closeWebSocket, openWebSocket } from "./helpers/sockets.ts";
 import { signedConfig, START_MICROS } from "./helpers/rest-world.ts";
 import { StreamClient } from "./helpers/stream-client.ts";
 
@@ -45,7 +47,6 @@ afterAll(async () => {
   await Promise.all(servers.map((running) => running.close()));
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A connection that answered a keep-alive GET /health/live (and stays open), or "dropped" when closed unanswered. */
 async function probe(port: number, localAddress?: string): Promise<RawConnection | "dropped"> {
@@ -72,14 +73,6 @@ async function admitted(port: number, localAddress?: string): Promise<RawConnect
   throw new Error("no connection admitted within a second");
 }
 
-function openWebSocket(url: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.once("open", () => resolve(socket));
-    socket.once("unexpected-response", (_request, response) => reject(new Error(`upgrade answered ${response.statusCode}`)));
-    socket.once("error", reject);
-  });
-}
 
 /** Writes a chunked body of 16 KiB chunks every 2 ms until the connection closes. */
 function streamForever(connection: RawConnection, head: string): void {
@@ -135,14 +128,12 @@ describe("TCP connections per source IP", () => {
     const { port, urls } = running;
     const held: RawConnection[] = [];
     for (let i = 0; i < CAP - 1; i++) held.push(await admitted(port));
-    const socket = await openWebSocket(urls.stream);
+    const opened = await openWebSocket(urls.stream);
+    if (!("socket" in opened)) throw new Error(`upgrade answered ${opened.status}`);
     expect(await probe(port)).toBe("dropped");
     await expect(openWebSocket(urls.exec)).rejects.toThrow(/socket hang up|ECONNRESET/);
     // Closing the WebSocket makes room.
-    await new Promise<void>((resolve) => {
-      socket.once("close", () => resolve());
-      socket.close();
-    });
+    await closeWebSocket(opened.socket);
     held.push(await admitted(port));
     expect(await probe(port)).toBe("dropped");
     for (const connection of held) connection.socket.destroy();
