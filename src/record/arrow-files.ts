@@ -547,7 +547,13 @@ export type StreamStop =
   /** A message's body length is negative or beyond the safe integers. */
   | "body-length"
   /** The first message is a valid message but not a schema. */
-  | "not-schema";
+  | "not-schema"
+  /**
+   * A message cannot be read (cut, or lengths that make no sense), yet a
+   * complete, verified message follows it: the bytes were damaged in place,
+   * not cut short by a crash (`damage` says where).
+   */
+  | "damaged";
 
 /** How far an Arrow IPC stream's bytes can be read. */
 export interface StreamWalk {
@@ -559,6 +565,36 @@ export interface StreamWalk {
   readonly stop: StreamStop;
   /** The first four bytes are the continuation marker (an Arrow stream of format 0.15 or later). */
   readonly continued: boolean;
+  /** For "damaged": the byte where the unreadable message starts, and where the next complete message does. */
+  readonly damage: { readonly at: number; readonly nextMessageAt: number } | null;
+}
+
+/** What a "damaged" walk found, for a refusal: `message 3 (at byte 1,024) cannot be read, yet ...`. */
+export function describeDamage(walk: StreamWalk): string {
+  const damage = walk.damage!;
+  return `${messageName(walk.messages, damage.at)} cannot be read, yet a complete message follows at byte ${damage.nextMessageAt.toLocaleString("en-US")}: the bytes were damaged in place, not cut short by a crash`;
+}
+
+/**
+ * The first offset from `from` (stepping 8 bytes, as messages of a stream
+ * with continuation markers are aligned) where a complete message starts
+ * whose metadata verifies against `schema`, or -1. Only when a walk stops
+ * early: it tells a stream damaged in the middle from one cut at its end.
+ */
+function nextMessageAt(bytes: Uint8Array, view: DataView, from: number, schema: SchemaLayout): number {
+  for (let at = from; at + 8 <= bytes.length; at += 8) {
+    if (view.getInt32(at, true) !== CONTINUATION) continue;
+    const metaLength = view.getInt32(at + 4, true);
+    const metaEnd = at + 8 + metaLength;
+    if (metaLength <= 0 || metaLength % 8 !== 0 || metaEnd > bytes.length) continue;
+    try {
+      const info = verifyMessage(bytes.subarray(at + 8, metaEnd), schema);
+      if (!Number.isNaN(info.bodyLength) && metaEnd + info.bodyLength <= bytes.length) return at;
+    } catch (error) {
+      if (!(error instanceof ArrowIpcError)) throw error;
+    }
+  }
+  return -1;
 }
 
 /** bytes[from, end) are all zero (what a crash can leave of blocks never written). */
@@ -571,9 +607,11 @@ function zeros(bytes: Uint8Array, from: number): boolean {
  * Walks the messages of an Arrow IPC stream, verifying each one's metadata
  * before anything decodes it, and says where its complete messages end and
  * why the walk stopped. A message cut short, or whose lengths make no sense,
- * ends the walk (the messages before it are the readable prefix); a message
- * whose metadata is complete but fails verification throws an ArrowIpcError
- * naming it.
+ * ends the walk (the messages before it are the readable prefix), unless a
+ * complete message follows it: then the stop is "damaged", since a crash
+ * cuts a stream at its end and leaves nothing readable after the cut. A
+ * message whose metadata is complete but fails verification throws an
+ * ArrowIpcError naming it.
  */
 export function walkStream(bytes: Uint8Array): StreamWalk {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -582,7 +620,13 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
   let index = 0;
   let completeBytes = -1;
   let schema: SchemaLayout | undefined;
-  const result = (stop: StreamStop): StreamWalk => ({ completeBytes, messages: index, stop, continued });
+  const result = (stop: StreamStop): StreamWalk => {
+    if (stop !== "end-of-stream" && continued && schema !== undefined) {
+      const next = nextMessageAt(bytes, view, at + 8, schema);
+      if (next >= 0) return { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next } };
+    }
+    return { completeBytes, messages: index, stop, continued, damage: null };
+  };
   while (at + 4 <= bytes.length) {
     let metaStart = at + 4;
     let metaLength = view.getInt32(at, true);

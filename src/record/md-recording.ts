@@ -65,7 +65,7 @@ import {
   Struct,
   type Data,
 } from "apache-arrow";
-import { ArrowIpcError, checkArrowFile, startsWithArrowMagic, walkStream, type StreamStop, type StreamWalk } from "./arrow-files.ts";
+import { ArrowIpcError, checkArrowFile, describeDamage, startsWithArrowMagic, walkStream, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
@@ -674,6 +674,8 @@ export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExte
     if (error.messageIndex === 0 && !continued) throw notStream(FIRST_MESSAGE_PROBLEMS["not-schema"]!);
     throw new MdRecordingError(`${name} is damaged: ${error.message}`);
   }
+  // Read as truncated, a recording damaged in the middle would silently lose everything after the damage.
+  if (walk.stop === "damaged") throw new MdRecordingError(`${name} is damaged: ${describeDamage(walk)}`);
   if (walk.completeBytes < 0) {
     const problem = FIRST_MESSAGE_PROBLEMS[walk.stop];
     if (problem !== undefined) throw notStream(problem);

@@ -19,7 +19,7 @@ import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatc
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
 import { configFromJson, configOutlineProblem, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
@@ -105,6 +105,8 @@ function readLogTable(path: string): Table {
   } catch (error) {
     return corrupt(error);
   }
+  // A crash cuts a stream at its end; bytes damaged in the middle would silently drop every input after them.
+  if (walk.stop === "damaged") throw new InputLogError(`${named(path)} is damaged: ${describeDamage(walk)}`);
   if (walk.completeBytes < 0) {
     if (walk.stop === "end-of-stream") throw new InputLogError(`${named(path)} has no Arrow schema: not a shadowbook input log`);
     // A stream's first message starts with the continuation marker: after it, the bytes are an Arrow stream cut short.

@@ -17,6 +17,7 @@ import scenario from "../../scenarios/default.ts";
 import {
   ArrowIpcError,
   checkArrowFile,
+  describeDamage,
   HEADER_DICTIONARY_BATCH,
   HEADER_RECORD_BATCH,
   HEADER_SCHEMA,
@@ -277,7 +278,7 @@ describe("verifyMessage", () => {
 describe("walkStream", () => {
   it("walks a closed stream to its end-of-stream marker", () => {
     const messages = framed(recording);
-    expect(walkStream(recording)).toEqual({ completeBytes: recording.length - 8, messages: messages.length, stop: "end-of-stream", continued: true });
+    expect(walkStream(recording)).toEqual({ completeBytes: recording.length - 8, messages: messages.length, stop: "end-of-stream", continued: true, damage: null });
     expect(walkStream(logStream).stop).toBe("end-of-stream");
   });
 
@@ -320,6 +321,32 @@ describe("walkStream", () => {
     expect(walkStream(edit(4, 1 << 30)).stop).toBe("length");
     const dictionary = framed(recording)[1]!;
     expect(walkStream(recording.subarray(dictionary.at))).toMatchObject({ completeBytes: -1, stop: "not-schema" });
+  });
+
+  it("tells a stream damaged in the middle from one cut at its end: a complete message after the stop makes it damaged", () => {
+    const messages = framed(recording);
+    const batches = messages.filter((m) => m.headerType === HEADER_RECORD_BATCH);
+    expect(batches.length).toBeGreaterThan(2);
+    const middle = batches[1]!;
+    const next = messages[messages.indexOf(middle) + 1]!;
+    const edit = (value: number) => {
+      const edited = recording.slice();
+      viewOf(edited).setInt32(middle.at + 4, value, true);
+      return edited;
+    };
+    // A length past the end (as a cut message has), a negative one, an unpadded one: each followed by a good message.
+    for (const value of [1 << 28, -16, middle.metadata.length + 4]) {
+      const walk = walkStream(edit(value));
+      expect(walk, String(value)).toMatchObject({ stop: "damaged", messages: messages.indexOf(middle), damage: { at: middle.at, nextMessageAt: next.at } });
+      expect(describeDamage(walk)).toBe(
+        `message ${messages.indexOf(middle) + 1} (at byte ${middle.at.toLocaleString("en-US")}) cannot be read, yet a complete message follows at byte ${next.at.toLocaleString("en-US")}: the bytes were damaged in place, not cut short by a crash`,
+      );
+    }
+    // The same message cut where it starts, or zeros from there on (what a crash leaves): cut, as before, after the batch before it.
+    expect(walkStream(recording.subarray(0, middle.at + 12))).toMatchObject({ stop: "cut", damage: null, completeBytes: batches[0]!.end });
+    const zeroed = recording.slice();
+    zeroed.fill(0, middle.at);
+    expect(walkStream(zeroed)).toMatchObject({ stop: "cut", damage: null, completeBytes: batches[0]!.end });
   });
 
   it("throws an ArrowIpcError naming the message whose metadata is damaged", () => {

@@ -404,6 +404,28 @@ describe("truncated recordings", () => {
     expect(recording.truncated).toEqual({ fileBytes: stream.length, completeBytes: last.at });
   });
 
+  it("are told from a recording damaged in the middle, which is refused rather than read up to the damage", () => {
+    const path = join(dir, "damaged-middle.arrow");
+    write(path, ROWS, 3);
+    const stream = new Uint8Array(readFileSync(path));
+    const view = new DataView(stream.buffer);
+    const batches: number[] = [];
+    for (let at = 0; view.getInt32(at + 4, true) !== 0; ) {
+      const metaLength = view.getInt32(at + 4, true);
+      const message = Message.decode(stream.subarray(at + 8, at + 8 + metaLength));
+      if (message.isRecordBatch()) batches.push(at);
+      at += 8 + metaLength + message.bodyLength;
+    }
+    expect(batches.length).toBeGreaterThan(1);
+    // The first batch's metadata length made negative: a complete batch still follows it.
+    view.setInt32(batches[0]! + 4, -16, true);
+    const damaged = join(dir, "damaged-middle-edited.arrow");
+    writeFileSync(damaged, stream);
+    expect(refusal(() => readMdRecording(damaged)).message).toMatch(
+      new RegExp(`^md recording "${damaged.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}" is damaged: message \\d+ \\(at byte ${batches[0]!.toLocaleString("en-US")}\\) cannot be read, yet a complete message follows at byte [\\d,]+: the bytes were damaged in place, not cut short by a crash$`),
+    );
+  });
+
   it("say what they lost: cut inside a batch, or only missing the end-of-stream marker", () => {
     const path = join(dir, "describe.arrow");
     const writer = new MdRecordingWriter(path, META, { batchRows: 2 });

@@ -105,6 +105,22 @@ describe("readInputLog and replayInputLog refuse a log that cannot be replayed",
     expect(refusal(file("stream-cut.arrow", stream.subarray(0, 12)))).toMatch(/is truncated: its Arrow IPC stream ends before its schema does$/);
   });
 
+  it("a live log damaged in the middle: refused, where a log cut short by a crash replays its complete batches", () => {
+    const third = Math.floor(table.numRows / 3);
+    const parts = [table.slice(0, third), table.slice(third, 2 * third), table.slice(2 * third)];
+    const whole = Buffer.from(tableToIPC(new Table(parts.flatMap((part) => part.batches)), "stream"));
+    expect(readInputLog(file("stream-three-batches.arrow", whole)).steps.length).toBe(table.numRows);
+    // The second batch starts where a stream of the first part alone has its end-of-stream marker.
+    const second = tableToIPC(parts[0]!, "stream").length - 8;
+    expect(whole.readInt32LE(second)).toBe(-1);
+    const damaged = Buffer.from(whole);
+    damaged.writeInt32LE(-16, second + 4);
+    expect(refusal(file("stream-damaged.arrow", damaged))).toMatch(
+      new RegExp(`is damaged: message \\d+ \\(at byte ${second.toLocaleString("en-US")}\\) cannot be read, yet a complete message follows at byte [\\d,]+: the bytes were damaged in place, not cut short by a crash$`),
+    );
+    expect(readInputLog(file("stream-cut.arrow", whole.subarray(0, second + 12))).steps.length).toBe(third);
+  });
+
   it("an Arrow file or stream whose flatbuffer metadata is damaged (checked before apache-arrow decodes it)", () => {
     // The file's footer: the offset of its root table pointed past its end.
     const footerLength = bytes.readInt32LE(bytes.length - 10);
