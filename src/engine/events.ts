@@ -15,8 +15,29 @@
  * into the engine: events are emitted while a command runs.
  */
 import { MICROS_PER_SECOND } from "../core/time.ts";
+import type { Market } from "./market.ts";
 import { cancelReasonOfFlags, ON_ORDER_CHANGES, onOrderChangesOfFlags, postOnlyOfFlags, statusOfFlags, triggeredOfFlags, type Order } from "./order.ts";
-import type { CancelReason, Fill, FillProposal, FillVerdict, OrderResponse, OrderStatus } from "./types.ts";
+import type { CancelReason, Fill, FillProposal, FillVerdict, OrderResponse, OrderStatus, OrderType, TimeInForce } from "./types.ts";
+
+/** Bit of a row's flags: the order rested in the book when the row was made (order.ts keeps bits 0-15). */
+const RESTING = 1 << 16;
+
+/**
+ * What never changes about an order, as the wire rows report it: read from
+ * a live Order (openOrders) or from a row (orderChanges, orderHistory).
+ */
+export interface OrderIdentity {
+  readonly orderId: string;
+  readonly exchangeId: number;
+  readonly market: Market;
+  readonly accountId: number;
+  readonly isBuy: boolean;
+  readonly orderType: OrderType;
+  readonly timeInForce: TimeInForce;
+  readonly reduceOnly: boolean;
+  readonly clientOrderId: string | null;
+  readonly createdAtMicros: number;
+}
 
 export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
   NO_LIQUIDITY: "IOC order found nothing to match",
@@ -55,10 +76,15 @@ export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
  * fields on every row; a row without them is 40 bytes smaller (a third),
  * which is most of what the engine allocates per command.
  */
-export class OrderUpdate implements OrderResponse {
+export class OrderUpdate implements OrderResponse, OrderIdentity {
   // Declared fields, assigned once in the constructor (one hidden class, one write each).
-  /** The order (read only its identity fields: the rest moves on). */
-  declare readonly order: Order;
+  /**
+   * The order, read only for the identity fields, which never change.
+   * Private: readers see the identity through the row's own getters, so the
+   * row could copy it instead without any reader changing (the step an
+   * engine without an object per resting order needs: docs/PERFORMANCE.md).
+   */
+  declare private readonly order: Order;
   declare readonly sequenceNumber: number;
   declare readonly priceTicks: number;
   declare readonly qtyLots: number;
@@ -74,7 +100,7 @@ export class OrderUpdate implements OrderResponse {
     this.priceTicks = order.priceTicks;
     this.qtyLots = order.qtyLots;
     this.cumLots = order.cumLots;
-    this.flags = onOrderChanges ? order.stateFlags | ON_ORDER_CHANGES : order.stateFlags;
+    this.flags = (onOrderChanges ? order.stateFlags | ON_ORDER_CHANGES : order.stateFlags) | (order.level !== null ? RESTING : 0);
     this.updatedSec = order.lastUpdateSec;
     this.updatedMicros = order.lastUpdateMicros;
   }
@@ -151,6 +177,39 @@ export class OrderUpdate implements OrderResponse {
 
   get marketId(): number {
     return this.order.market.marketId;
+  }
+
+  get market(): Market {
+    return this.order.market;
+  }
+
+  get exchangeId(): number {
+    return this.order.exchangeId;
+  }
+
+  get isBuy(): boolean {
+    return this.order.isBuy;
+  }
+
+  get orderType(): OrderType {
+    return this.order.orderType;
+  }
+
+  get timeInForce(): TimeInForce {
+    return this.order.timeInForce;
+  }
+
+  get reduceOnly(): boolean {
+    return this.order.reduceOnly;
+  }
+
+  get createdAtMicros(): number {
+    return this.order.createdAtMicros;
+  }
+
+  /** The order rested in the book when this row was made (an open LIMIT or fired child; not an armed stop). */
+  get resting(): boolean {
+    return (this.flags & RESTING) !== 0;
   }
 }
 

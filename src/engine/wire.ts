@@ -17,7 +17,7 @@
  */
 import { microsToMillis } from "../core/time.ts";
 import type { DepthLevel, DepthLevels } from "./depth.ts";
-import { CANCEL_REASON_MESSAGES, type OrderUpdate } from "./events.ts";
+import { CANCEL_REASON_MESSAGES, type OrderIdentity, type OrderUpdate } from "./events.ts";
 import type { Market } from "./market.ts";
 import type { Order } from "./order.ts";
 import type {
@@ -77,12 +77,12 @@ type Variant = "event" | "history" | "open";
 
 /** An orderChanges row. */
 export function orderEventRow(update: OrderUpdate): WireOrder {
-  return formatOrder(update.order, update, "event", update);
+  return formatOrder(update, update, "event", update);
 }
 
 /** An orderHistory row. */
 export function orderHistoryRow(update: OrderUpdate): WireOrder {
-  return formatOrder(update.order, update, "history", update);
+  return formatOrder(update, update, "history", update);
 }
 
 /** An openOrders (or orderChanges snapshot) row of a live order. */
@@ -90,7 +90,7 @@ export function openOrderRow(order: Order): WireOrder {
   return formatOrder(order, order, "open", null);
 }
 
-function formatOrder(order: Order, state: OrderState, variant: Variant, update: OrderUpdate | null): WireOrder {
+function formatOrder(order: OrderIdentity, state: OrderState, variant: Variant, update: OrderUpdate | null): WireOrder {
   const units = order.market.units;
   const isTrigger = order.orderType !== "LIMIT";
   const row: WireOrder = {

@@ -236,44 +236,43 @@ export class Exchange {
   private onOrderUpdate(update: OrderUpdate): void {
     this.lastOrderSequence = update.sequenceNumber;
     this.history.record(update);
-    const order = update.order;
     if (update.firstFillId !== null && update.status === "FILLED" && this.isTakerUpdate(update)) {
       this.desk.markTakerRemoved(update.firstFillId, update.fillCount);
     }
     this.mirrorResting(update);
-    if (update.status !== "OPEN") this.orderDeadlines.delete(order.orderId);
-    const wallet = this.risk.accountOwner(order.accountId);
+    if (update.status !== "OPEN") this.orderDeadlines.delete(update.orderId);
+    const wallet = this.risk.accountOwner(update.accountId);
     if (wallet !== undefined) this.emit({ kind: "order", wallet, row: orderEventRow(update), onOrderChanges: update.onOrderChanges });
   }
 
   /** A taker update carries the fills of its matching round; a maker's names its single fill, whose taker is another order. */
   private isTakerUpdate(update: OrderUpdate): boolean {
-    return update.fillCount > 1 || this.takerOfFill.get(update.firstFillId!) === update.order.orderId;
+    return update.fillCount > 1 || this.takerOfFill.get(update.firstFillId!) === update.orderId;
   }
 
   private readonly takerOfFill = new Map<string, string>();
 
   /** Keeps the risk layer's count of resting orders equal to the book (fills are counted by addPending). */
   private mirrorResting(update: OrderUpdate): void {
-    const order = update.order;
-    const resting = update.status === "OPEN" && order.level !== null;
+    const orderId = update.orderId;
+    const resting = update.status === "OPEN" && update.resting;
     const remainingLots = update.qtyLots - update.cumLots;
-    const known = this.restingMirror.get(order.orderId);
+    const known = this.restingMirror.get(orderId);
     if (known !== undefined && resting && known.priceTicks === update.priceTicks && known.remainingLots === remainingLots) return;
     if (known !== undefined) {
-      this.risk.removeRestingOrder(order.orderId);
-      this.restingMirror.delete(order.orderId);
+      this.risk.removeRestingOrder(orderId);
+      this.restingMirror.delete(orderId);
     }
     if (resting && remainingLots > 0) {
       this.risk.restOrder({
-        orderId: order.orderId,
-        accountId: order.accountId,
-        marketId: order.market.marketId,
-        side: order.isBuy ? "B" : "A",
+        orderId,
+        accountId: update.accountId,
+        marketId: update.marketId,
+        side: update.isBuy ? "B" : "A",
         qtyLots: remainingLots,
         priceTicks: update.priceTicks,
       });
-      this.restingMirror.set(order.orderId, { priceTicks: update.priceTicks, remainingLots });
+      this.restingMirror.set(orderId, { priceTicks: update.priceTicks, remainingLots });
     }
   }
 

@@ -53,4 +53,37 @@ describe("OrderUpdate rows", () => {
     expect(detail(stop)).toEqual({ execLots: 0, fillCount: 0, firstFillId: null, triggerTicks: 1000, expiresAfterSec: 0 });
     expect(stop.status).toBe("OPEN");
   });
+
+  it("report the order's identity themselves, and whether it rested when the row was made", () => {
+    const h = harness();
+    const identity = (row: OrderUpdate) => ({
+      exchangeId: row.exchangeId,
+      symbol: row.market.symbol,
+      accountId: row.accountId,
+      isBuy: row.isBuy,
+      orderType: row.orderType,
+      timeInForce: row.timeInForce,
+      reduceOnly: row.reduceOnly,
+      clientOrderId: row.clientOrderId,
+      createdAtMicros: row.createdAtMicros,
+    });
+    const maker = h.sell(1, 100, 2, { clientOrderId: "7" });
+    expect(identity(maker)).toEqual({ exchangeId: 1, symbol: h.engine.market(1)!.symbol, accountId: 1, isBuy: false, orderType: "LIMIT", timeInForce: "GTC", reduceOnly: false, clientOrderId: "7", createdAtMicros: h.now });
+    expect(maker.resting).toBe(true);
+    const createdAt = h.now;
+    h.now += 1_000;
+    const taker = h.buy(2, 100, 2, { timeInForce: "IOC" });
+    expect(identity(taker)).toMatchObject({ accountId: 2, isBuy: true, timeInForce: "IOC", clientOrderId: null, createdAtMicros: h.now });
+    expect(taker.resting).toBe(false);
+    // The maker's fill row: filled, so out of the book; its identity is the maker's, as created.
+    const makerFill = h.rec.updates.find((row) => row.accountId === 1 && row.fillCount === 1)!;
+    expect(makerFill.status).toBe("FILLED");
+    expect(makerFill.resting).toBe(false);
+    expect(identity(makerFill)).toEqual({ ...identity(maker), createdAtMicros: createdAt });
+    // Rows made while the order rested keep saying so after it has left.
+    expect(maker.resting).toBe(true);
+    h.setPosition(3, 1, 5);
+    const stop = ok(h.create({ accountId: 3, isBuy: false, orderType: "STOP_LOSS", priceTicks: 990, triggerTicks: 1000, qtyLots: undefined, reduceOnly: undefined }));
+    expect([stop.status, stop.orderType, stop.resting]).toEqual(["OPEN", "STOP_LOSS", false]);
+  });
 });

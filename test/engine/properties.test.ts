@@ -128,7 +128,7 @@ class Run {
     this.lastSequence = update.sequenceNumber;
     expect(update.cumLots).toBeLessThanOrEqual(Math.max(update.qtyLots, 0));
     expect(update.cancelReason !== null).toBe(update.status === "CANCELLED");
-    if (update.order.orderType === "LIMIT") expect(update.triggered).toBe(false);
+    if (update.orderType === "LIMIT") expect(update.triggered).toBe(false);
     if (update.fillCount > 0) {
       expect(update.execLots).toBeGreaterThan(0);
       expect(update.firstFillId).not.toBeNull();
@@ -137,8 +137,7 @@ class Run {
     }
     const previous = this.last.get(update.orderId);
     if (previous === undefined) {
-      const order = update.order;
-      this.seen.push({ orderId: update.orderId, accountId: order.accountId, clientOrderId: order.clientOrderId, marketId: order.market.marketId });
+      this.seen.push({ orderId: update.orderId, accountId: update.accountId, clientOrderId: update.clientOrderId, marketId: update.marketId });
     } else {
       expect(previous.status, `order ${update.orderId} changed after ${previous.status}`).toBe("OPEN");
       expect(update.cumLots).toBeGreaterThanOrEqual(previous.cumLots);

@@ -378,8 +378,8 @@ function rowOf(update: OrderUpdate): Row {
   const firstFillId = update.firstFillId;
   return {
     orderId: update.orderId,
-    orderType: update.order.orderType,
-    timeInForce: update.order.timeInForce,
+    orderType: update.orderType,
+    timeInForce: update.timeInForce,
     status: update.status,
     cancelReason: update.cancelReason,
     qtyLots: update.qtyLots,
@@ -431,8 +431,7 @@ class Run {
     for (const update of this.updates) {
       if (this.known.has(update.orderId)) continue;
       this.known.add(update.orderId);
-      const order = update.order;
-      this.seen.push({ orderId: update.orderId, accountId: order.accountId, clientOrderId: order.clientOrderId, marketId: order.market.marketId });
+      this.seen.push({ orderId: update.orderId, accountId: update.accountId, clientOrderId: update.clientOrderId, marketId: update.marketId });
     }
     this.updates = [];
     this.fills = [];
