@@ -403,6 +403,8 @@ function measure(w: Workload, orderIds: readonly string[]) {
     fills: ours.best.fills,
     opsPerSec,
     opsPerSecRuns: ours.all.map((run) => rate(run.seconds)),
+    // Per second of the process's CPU time (all its threads, GC helpers included): other work on a shared machine inflates wall time, not this.
+    opsPerCpuSecRuns: ours.all.map((run) => rate(run.cpuSeconds)),
     opsPerSecReadingIds: rate(readingIds.best.seconds),
     peerOpsPerSec,
     peerOpsPerSecRuns: peer.all.map((run) => rate(run.seconds)),
