@@ -205,14 +205,14 @@ export class LiveServer {
   }
 
   private onRequest(request: IncomingMessage, response: ServerResponse): void {
+    // Until a handler reads the body (readBody), its answer closes the connection: see closeUnlessBodyRead.
+    closeUnlessBodyRead(request, response);
     const url = requestUrl(request);
     if (url === null) {
       response.writeHead(400).end();
       return;
     }
     const path = url.pathname;
-    // Until a handler reads the body (readBody), its answer closes the connection: see closeUnlessBodyRead.
-    closeUnlessBodyRead(request, response);
     try {
       if (path === "/health/live") return void response.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       if (path === "/health/ready") {

@@ -542,16 +542,18 @@ export type StreamStop =
   | "end-of-stream"
   /** The bytes end, or a message is cut short (its length, metadata or body runs past the end; zeros fill the rest). */
   | "cut"
-  /** A message's metadata length is negative or not padded to 8 bytes (for the first, also beyond SCHEMA_METADATA_MAX, or past the end without a continuation marker). */
+  /** A message's metadata length is negative, not padded to 8 bytes, or beyond SCHEMA_METADATA_MAX (for the first, also past the end without a continuation marker). */
   | "length"
   /** A message's body length is negative or beyond the safe integers. */
   | "body-length"
   /** The first message is a valid message but not a schema. */
   | "not-schema"
   /**
-   * A message cannot be read (cut, or lengths that make no sense), yet a
-   * complete, verified message follows it: the bytes were damaged in place,
-   * not cut short by a crash (`damage` says where).
+   * A message's lengths make no sense (negative, unpadded, metadata above
+   * SCHEMA_METADATA_MAX, an impossible body), yet a complete, verified
+   * message follows it: the bytes were damaged in place, not cut short by a
+   * crash (`damage` says where). A message with sane lengths that runs past
+   * the end is "cut", whatever follows its start.
    */
   | "damaged";
 
@@ -578,8 +580,10 @@ export function describeDamage(walk: StreamWalk): string {
 /**
  * The first offset from `from` (stepping 8 bytes, as messages of a stream
  * with continuation markers are aligned) where a complete message starts
- * whose metadata verifies against `schema`, or -1. Only when a walk stops
- * early: it tells a stream damaged in the middle from one cut at its end.
+ * whose metadata verifies against `schema`, or -1. Only when a walk stops at
+ * lengths no writer writes: it tells a stream damaged in the middle from one
+ * cut at its end. (Each candidate that fails costs a thrown error: a file
+ * crafted to be full of them takes seconds per 8 MB.)
  */
 function nextMessageAt(bytes: Uint8Array, view: DataView, from: number, schema: SchemaLayout): number {
   for (let at = from; at + 8 <= bytes.length; at += 8) {
@@ -607,9 +611,10 @@ function zeros(bytes: Uint8Array, from: number): boolean {
  * Walks the messages of an Arrow IPC stream, verifying each one's metadata
  * before anything decodes it, and says where its complete messages end and
  * why the walk stopped. A message cut short, or whose lengths make no sense,
- * ends the walk (the messages before it are the readable prefix), unless a
- * complete message follows it: then the stop is "damaged", since a crash
- * cuts a stream at its end and leaves nothing readable after the cut. A
+ * ends the walk (the messages before it are the readable prefix), unless its
+ * lengths are ones no writer writes and a complete message follows it: then
+ * the stop is "damaged" (a crash cuts a stream; it does not write impossible
+ * lengths). A
  * message whose metadata is complete but fails verification throws an
  * ArrowIpcError naming it.
  */
@@ -621,7 +626,10 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
   let completeBytes = -1;
   let schema: SchemaLayout | undefined;
   const result = (stop: StreamStop): StreamWalk => {
-    if (stop !== "end-of-stream" && continued && schema !== undefined) {
+    // Only after lengths no writer writes: a message with sane lengths that runs past the end is a cut, and
+    // what lies after its start is its own bytes (a recorded frame may hold anything), or pages an OS crash
+    // left unwritten before ones it wrote.
+    if ((stop === "length" || stop === "body-length") && continued && schema !== undefined) {
       const next = nextMessageAt(bytes, view, at + 8, schema);
       if (next >= 0) return { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next } };
     }
@@ -639,7 +647,7 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
     // (the legacy marker). Zeros inside the bytes without the continuation are a zero-filled tail, not a close.
     if (metaLength === 0) return result(metaStart === at + 8 || at + 4 === bytes.length ? "end-of-stream" : "cut");
     const metaEnd = metaStart + metaLength;
-    if (index === 0 && (metaLength > SCHEMA_METADATA_MAX || (!continued && metaEnd > bytes.length))) return result("length");
+    if (metaLength > SCHEMA_METADATA_MAX || (index === 0 && !continued && metaEnd > bytes.length)) return result("length");
     if (metaLength < 0 || (metaEnd - at) % 8 !== 0) return result("length");
     if (metaEnd > bytes.length) break;
     let info: MessageInfo;

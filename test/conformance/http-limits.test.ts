@@ -210,14 +210,14 @@ describe.concurrent("HTTP timeouts (headers 300 ms, request 700 ms, keep-alive 1
   });
 
   it("answers a request whose body never ends on a route that reads none with connection: close, and closes it then, long before the request timeout", async ({ expect }) => {
-    const heads = ["POST /health/live HTTP/1.1", "GET /v2/feeTiers HTTP/1.1", "POST /v2/feeTiers HTTP/1.1", "GET /v2/no-such-route HTTP/1.1", "GET /admin/state HTTP/1.1"];
+    const heads = ["POST /health/live HTTP/1.1", "GET /v2/feeTiers HTTP/1.1", "POST /v2/feeTiers HTTP/1.1", "GET /v2/no-such-route HTTP/1.1", "GET /admin/state HTTP/1.1", "POST //[ HTTP/1.1"];
     const closes = heads.map(async (line) => {
       const endless = new RawConnection(running.port);
       streamForever(endless, `${line}\r\nhost: localhost`);
       return endless.closedWithin(REQUEST_MS + LATE_MS);
     });
     for (const [i, closed] of (await Promise.all(closes)).entries()) {
-      expect(statusOf(closed.text), heads[i]).toBe([200, 200, 405, 404, 200][i]);
+      expect(statusOf(closed.text), heads[i]).toBe([200, 200, 405, 404, 200, 400][i]);
       expect(closed.text, heads[i]).toMatch(/\r\nconnection: close\r\n/i);
       expect(closed.afterMs, heads[i]).toBeLessThan(REQUEST_MS - 200);
     }

@@ -342,6 +342,9 @@ describe("walkStream", () => {
         `message ${messages.indexOf(middle) + 1} (at byte ${middle.at.toLocaleString("en-US")}) cannot be read, yet a complete message follows at byte ${next.at.toLocaleString("en-US")}: the bytes were damaged in place, not cut short by a crash`,
       );
     }
+    // A sane length that runs past the end is a cut, whatever follows (a recorded frame may hold anything).
+    const pastEnd = recording.length - middle.at;
+    expect(walkStream(edit(pastEnd - (pastEnd % 8)))).toMatchObject({ stop: "cut", damage: null, completeBytes: batches[0]!.end });
     // The same message cut where it starts, or zeros from there on (what a crash leaves): cut, as before, after the batch before it.
     expect(walkStream(recording.subarray(0, middle.at + 12))).toMatchObject({ stop: "cut", damage: null, completeBytes: batches[0]!.end });
     const zeroed = recording.slice();
