@@ -614,9 +614,8 @@ function zeros(bytes: Uint8Array, from: number): boolean {
  * ends the walk (the messages before it are the readable prefix), unless its
  * lengths are ones no writer writes and a complete message follows it: then
  * the stop is "damaged" (a crash cuts a stream; it does not write impossible
- * lengths). A
- * message whose metadata is complete but fails verification throws an
- * ArrowIpcError naming it.
+ * lengths). A message whose metadata is complete but fails verification
+ * throws an ArrowIpcError naming it.
  */
 export function walkStream(bytes: Uint8Array): StreamWalk {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

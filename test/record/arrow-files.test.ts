@@ -323,7 +323,7 @@ describe("walkStream", () => {
     expect(walkStream(recording.subarray(dictionary.at))).toMatchObject({ completeBytes: -1, stop: "not-schema" });
   });
 
-  it("tells a stream damaged in the middle from one cut at its end: a complete message after the stop makes it damaged", () => {
+  it("tells a stream damaged in the middle from one cut at its end: lengths no writer writes, with a complete message after them", () => {
     const messages = framed(recording);
     const batches = messages.filter((m) => m.headerType === HEADER_RECORD_BATCH);
     expect(batches.length).toBeGreaterThan(2);
