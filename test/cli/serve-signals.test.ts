@@ -14,7 +14,7 @@
  * sees the draining server without waiting out the 10 s drain.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,7 +46,7 @@ afterAll(() => {
 });
 
 /** Starts `node bin/shadowbook.mjs serve ...` (or `npm run serve -- ...`) and waits for its URLs (the last line printed at start). */
-async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}, via: "bin" | "npm" = "bin"): Promise<Served> {
+async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}, via: "bin" | "npm" | "npx" = "bin"): Promise<Served> {
   const served = await spawnServe({ via, args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs: 30_000 });
   children.push(served.child);
   return { ...served, base: served.origin };
@@ -203,4 +203,58 @@ describe.concurrent("shadowbook serve stopped by a signal to the command's pid",
     expect(served.output()).not.toContain("again");
     expect(await accepts(served.port)).toBe(false);
   });
+
+  // `npx shadowbook serve`: npm passes SIGTERM to the `sh -c` it started, which dies of it without passing it on;
+  // the server sees its launcher gone (its parent pid changed) and drains rather than staying behind as an orphan.
+  it("npx shadowbook serve: SIGTERM to npm, whose shell does not pass it on; the server drains on its launcher's end and exits, port released", async () => {
+    const served = await startServe(["--signer-threads", "0"], {}, "npx");
+    const stream = await idleStream(served.stream);
+    const serverPid = serverUnder(served.child.pid!);
+    expect(serverPid).toBeDefined();
+    expect(served.child.kill("SIGTERM")).toBe(true);
+    expect(await within(stream.closed, 10_000, "close of the idle stream")).toMatchObject({ code: 1001, reason: "server shutting down" });
+    await within(served.exited, 15_000, "npm's exit");
+    await until(() => !alive(serverPid!), `the end of the server (pid ${serverPid})`, 10_000);
+    expect(served.output()).toMatch(/launcher \(pid \d+\) ended: draining connections \(readiness now 503\)/);
+    expect(await accepts(served.port)).toBe(false);
+  });
 });
+
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pid of the `shadowbook serve` node process below `ancestor` (npm, then the shell it started), read from /proc. */
+function serverUnder(ancestor: number): number | undefined {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the 4th field of /proc/PID/stat, after "(comm)", which may hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // the process ended while listing
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined; at = parents.get(at)) if (at === ancestor) return true;
+    return false;
+  };
+  for (const pid of parents.keys()) {
+    if (!below(pid)) continue;
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (args.some((arg) => arg.endsWith("shadowbook") || arg.endsWith("shadowbook.mjs")) && args.includes("serve") && !args.includes("exec")) return pid;
+    } catch {
+      // ended
+    }
+  }
+  return undefined;
+}

@@ -2,21 +2,36 @@
  * stopOnSignals (src/cli/shutdown.ts) with a stand-in process: the first
  * signal drains and exits with the close's outcome, a copy of it within
  * DUPLICATE_SIGNAL_MS is ignored, and a later one ends the process at once
- * with 128 + the signal's number.
+ * with 128 + the signal's number. Launched by npm, the server also drains
+ * once its parent pid changes (its launcher ended without passing a signal
+ * on); launched otherwise, it does not look.
  */
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { DUPLICATE_SIGNAL_MS, stopOnSignals, type SignalHost } from "../../src/cli/shutdown.ts";
+import { DUPLICATE_SIGNAL_MS, PARENT_CHECK_MS, stopOnSignals, type SignalHost } from "../../src/cli/shutdown.ts";
 
-function standIn() {
+function standIn(launchedByNpm = false) {
   const signals = new EventEmitter();
-  const host = { signals, nowMs: 1_000, exits: [] as number[], logs: [] as string[], errors: [] as string[] };
+  const host = {
+    signals,
+    nowMs: 1_000,
+    parentPid: 4_242,
+    exits: [] as number[],
+    logs: [] as string[],
+    errors: [] as string[],
+    checks: [] as { ms: number; check: () => void }[],
+    /** Runs every registered periodic check once (one period passing). */
+    tick: () => host.checks.forEach(({ check }) => check()),
+  };
   const signalHost: SignalHost = {
     signals,
     now: () => host.nowMs,
     exit: (code) => void host.exits.push(code),
     log: (line) => void host.logs.push(line),
     error: (line) => void host.errors.push(line),
+    launchedByNpm,
+    parentPid: () => host.parentPid,
+    every: (ms, check) => void host.checks.push({ ms, check }),
   };
   return { host, signalHost };
 }
@@ -92,5 +107,44 @@ describe("stopOnSignals", () => {
     expect(server.closes).toBe(1);
     expect(host.errors).toEqual([`${signal} again: stopping at once`]);
     expect(host.exits).toEqual([code]);
+  });
+
+  it(`launched by npm: once the parent pid changes (checked every ${PARENT_CHECK_MS} ms), drains once and exits 0`, async () => {
+    const { host, signalHost } = standIn(true);
+    const server = closable();
+    stopOnSignals(server, signalHost);
+    expect(host.checks.map(({ ms }) => ms)).toEqual([PARENT_CHECK_MS]);
+    host.tick();
+    expect(server.closes).toBe(0);
+    host.parentPid = 1; // adopted: the launcher is gone
+    host.tick();
+    host.tick();
+    expect(server.closes).toBe(1);
+    expect(host.logs).toEqual(["launcher (pid 4242) ended: draining connections (readiness now 503)"]);
+    server.finish();
+    await turn();
+    expect(host.exits).toEqual([0]);
+  });
+
+  it("launched by npm: a drain a signal began is not begun again when the launcher ends too (Ctrl-C ends npm and its shell)", () => {
+    const { host, signalHost } = standIn(true);
+    const server = closable();
+    stopOnSignals(server, signalHost);
+    host.signals.emit("SIGINT");
+    host.parentPid = 1;
+    host.tick();
+    expect(server.closes).toBe(1);
+    expect(host.logs).toEqual(["SIGINT: draining connections (readiness now 503)"]);
+    expect(host.exits).toEqual([]);
+  });
+
+  it("not launched by npm: the parent is never looked at (`nohup shadowbook serve &` outlives its shell)", () => {
+    const { host, signalHost } = standIn(false);
+    const server = closable();
+    stopOnSignals(server, signalHost);
+    expect(host.checks).toEqual([]);
+    host.parentPid = 1;
+    host.tick();
+    expect(server.closes).toBe(0);
   });
 });

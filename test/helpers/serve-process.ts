@@ -8,7 +8,9 @@
  * node with tsx's loader on src/cli/main.ts. Either way the server is the
  * child process itself, so a signal sent to the child reaches the server.
  * "npm" runs `npm run serve -- ...`: the child is npm, the server its child
- * (what the README's `npm run serve` is).
+ * (what the README's `npm run serve` is). "npx" runs `npm exec --yes --
+ * shadowbook serve ...` (what `npx shadowbook serve` is): the child is npm,
+ * the server the child of a `sh -c` that npm starts.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
@@ -35,7 +37,7 @@ export interface ServeProcess {
 export interface ServeProcessOptions {
   /** Arguments after `serve`. */
   readonly args: readonly string[];
-  readonly via?: "bin" | "tsx" | "npm";
+  readonly via?: "bin" | "tsx" | "npm" | "npx";
   /** Added to the environment. */
   readonly env?: Readonly<Record<string, string>>;
   /** A process group of its own (to kill whatever it leaves behind with `process.kill(-pid)`). */
@@ -47,7 +49,9 @@ export async function spawnServe(options: ServeProcessOptions): Promise<ServePro
   const [command, args] =
     options.via === "npm"
       ? ["npm", ["run", "--silent", "serve", "--", ...options.args]]
-      : [process.execPath, [...(options.via === "tsx" ? ["--import", "tsx", join(ROOT, "src/cli/main.ts")] : [join(ROOT, "bin/shadowbook.mjs")]), "serve", ...options.args]];
+      : options.via === "npx"
+        ? ["npm", ["exec", "--yes", "--", "shadowbook", "serve", ...options.args]]
+        : [process.execPath, [...(options.via === "tsx" ? ["--import", "tsx", join(ROOT, "src/cli/main.ts")] : [join(ROOT, "bin/shadowbook.mjs")]), "serve", ...options.args]];
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
