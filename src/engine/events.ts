@@ -2,9 +2,10 @@
  * What the engine emits, and what it asks of its host.
  *
  * - OrderUpdate: one change of one order, with a sequence number that
- *   increases strictly across all order events of the engine. It copies the
- *   order's changing state at that moment, and refers to the order for the
- *   fields that never change. `onOrderChanges` is false for the one row of
+ *   increases strictly across all order events of the engine. It copies
+ *   what it reports (the order's identity and its state at that moment)
+ *   and keeps no reference to the order, so the engine may reuse an ended
+ *   order's object (lifecycle.ts). `onOrderChanges` is false for the one row of
  *   a createOrder IOC taker (spec 6.4: not published on orderChanges; its
  *   fills are in the create response), which still belongs in orderHistory.
  * - Fill: one match (types.ts).
@@ -16,7 +17,19 @@
  */
 import { MICROS_PER_SECOND } from "../core/time.ts";
 import type { Market } from "./market.ts";
-import { cancelReasonOfFlags, ON_ORDER_CHANGES, onOrderChangesOfFlags, postOnlyOfFlags, statusOfFlags, triggeredOfFlags, type Order } from "./order.ts";
+import {
+  cancelReasonOfFlags,
+  isBuyOfFlags,
+  ON_ORDER_CHANGES,
+  onOrderChangesOfFlags,
+  orderTypeOfFlags,
+  postOnlyOfFlags,
+  reduceOnlyOfFlags,
+  statusOfFlags,
+  timeInForceOfFlags,
+  triggeredOfFlags,
+  type Order,
+} from "./order.ts";
 import type { CancelReason, Fill, FillProposal, FillVerdict, OrderResponse, OrderStatus, OrderType, TimeInForce } from "./types.ts";
 
 /** Bit of a row's flags: the order rested in the book when the row was made (order.ts keeps bits 0-15). */
@@ -62,12 +75,15 @@ export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
  * order's new row), so a command allocates one object for both.
  *
  * A row is immutable and may be kept (the exchange keeps rows in its order
- * history): it copies the order's changing state (price, quantities, the
- * packed status flags, the update time in two small integers) and refers
- * to the order for the fields that never change. `ok`, the enums and the
- * ids are read through getters on the prototype, so a row costs one small
- * object; the first fill id is kept as its index in the fill-id sequence
- * and its text built when read.
+ * history): it copies the order's identity (market, index in the order-id
+ * sequence, account, exchange, client order id, creation time) and its
+ * changing state (price, quantities, the packed flags, which hold the
+ * side, type, time in force and status, the update time in two small
+ * integers). It keeps no reference to the order: the engine reuses ended
+ * orders' objects. `ok`, the enums and the ids are read through getters on
+ * the prototype, so a row costs one small object; the order id and the
+ * first fill id are kept as their indices in their sequences and their
+ * text built when read.
  *
  * Most rows have no fill (a resting create, a cancel) and most orders no
  * trigger price or expiry, so a row carries those fields only when it has
@@ -78,13 +94,14 @@ export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
  */
 export class OrderUpdate implements OrderResponse, OrderIdentity {
   // Declared fields, assigned once in the constructor (one hidden class, one write each).
-  /**
-   * The order, read only for the identity fields, which never change.
-   * Private: readers see the identity through the row's own getters, so the
-   * row could copy it instead without any reader changing (the step an
-   * engine without an object per resting order needs: docs/PERFORMANCE.md).
-   */
-  declare private readonly order: Order;
+  declare readonly market: Market;
+  /** Place in the order-id sequence (orderId = firstOrderId + index). */
+  declare private readonly orderIndex: number;
+  declare readonly accountId: number;
+  declare readonly exchangeId: number;
+  declare readonly clientOrderId: string | null;
+  declare private readonly createdSec: number;
+  declare private readonly createdMicros: number;
   declare readonly sequenceNumber: number;
   declare readonly priceTicks: number;
   declare readonly qtyLots: number;
@@ -95,7 +112,13 @@ export class OrderUpdate implements OrderResponse, OrderIdentity {
 
   /** A row of the order's current state, without fills; `orderUpdate` makes the row of any kind. */
   constructor(order: Order, sequenceNumber: number, onOrderChanges: boolean) {
-    this.order = order;
+    this.market = order.market;
+    this.orderIndex = order.index;
+    this.accountId = order.accountId;
+    this.exchangeId = order.exchangeId;
+    this.clientOrderId = order.clientOrderId;
+    this.createdSec = order.createdSec;
+    this.createdMicros = order.createdMicros;
     this.sequenceNumber = sequenceNumber;
     this.priceTicks = order.priceTicks;
     this.qtyLots = order.qtyLots;
@@ -125,7 +148,7 @@ export class OrderUpdate implements OrderResponse, OrderIdentity {
 
   get firstFillId(): string | null {
     const index = this.firstFillIndex;
-    return index < 0 ? null : this.order.market.ids!.fills.text(index);
+    return index < 0 ? null : this.market.ids!.fills.text(index);
   }
 
   /** 0 for LIMIT. */
@@ -164,47 +187,31 @@ export class OrderUpdate implements OrderResponse, OrderIdentity {
   }
 
   get orderId(): string {
-    return this.order.orderId;
-  }
-
-  get accountId(): number {
-    return this.order.accountId;
-  }
-
-  get clientOrderId(): string | null {
-    return this.order.clientOrderId;
+    return this.market.ids!.orders.text(this.orderIndex);
   }
 
   get marketId(): number {
-    return this.order.market.marketId;
-  }
-
-  get market(): Market {
-    return this.order.market;
-  }
-
-  get exchangeId(): number {
-    return this.order.exchangeId;
+    return this.market.marketId;
   }
 
   get isBuy(): boolean {
-    return this.order.isBuy;
+    return isBuyOfFlags(this.flags);
   }
 
   get orderType(): OrderType {
-    return this.order.orderType;
+    return orderTypeOfFlags(this.flags);
   }
 
   get timeInForce(): TimeInForce {
-    return this.order.timeInForce;
+    return timeInForceOfFlags(this.flags);
   }
 
   get reduceOnly(): boolean {
-    return this.order.reduceOnly;
+    return reduceOnlyOfFlags(this.flags);
   }
 
   get createdAtMicros(): number {
-    return this.order.createdAtMicros;
+    return this.createdSec * MICROS_PER_SECOND + this.createdMicros;
   }
 
   /** The order rested in the book when this row was made (an open LIMIT or fired child; not an armed stop). */
@@ -294,26 +301,36 @@ export function orderUpdate(order: Order, sequenceNumber: number, execLots: numb
 
 const TAKER_FILLED = 1;
 const MAKER_FILLED = 2;
+const TAKER_BUY = 4;
+const TAKER_REDUCE_ONLY = 8;
+const MAKER_REDUCE_ONLY = 16;
 
 /**
  * One match (a Fill), or a proposed one (fill index -1, fillId ""). It is
- * immutable and may be kept. The identity of both orders (ids, accounts,
- * owners, side, reduce-only) never changes, so it is read from the orders
- * themselves; what the fill alone knows (price, quantity, time, whether it
- * completed each order) is copied. The fill id is kept as its index in the
- * fill-id sequence; its text is built on first read and kept.
+ * immutable and may be kept. It copies what it reports of both orders
+ * (their places in the order-id sequence, accounts, owners, the taker's
+ * side, reduce-only for settlement) and keeps no reference to them (the
+ * engine reuses ended orders' objects), with what the fill alone knows
+ * (price, quantity, time, whether it completed each order). The ids are
+ * kept as their indices in their sequences; the fill id's text is built on
+ * first read and kept.
  */
 export class FillRecord implements Fill {
   /** Index in the fill-id sequence; -1 for a proposal (no id yet). */
   declare readonly fillIndex: number;
-  declare private readonly taker: Order;
-  declare private readonly maker: Order;
+  declare private readonly market: Market;
+  declare private readonly takerIndex: number;
+  declare private readonly makerIndex: number;
+  declare readonly takerAccountId: number;
+  declare readonly makerAccountId: number;
+  declare readonly takerOwnerId: number;
+  declare readonly makerOwnerId: number;
   declare readonly priceTicks: number;
   declare readonly qtyLots: number;
   declare private idText: string | null;
   declare private readonly atSec: number;
   declare private readonly atMicrosPart: number;
-  declare private readonly filled: number;
+  declare private readonly flags: number;
 
   constructor(
     fillIndex: number,
@@ -327,24 +344,34 @@ export class FillRecord implements Fill {
     makerFilled: boolean,
   ) {
     this.fillIndex = fillIndex;
-    this.taker = taker;
-    this.maker = maker;
+    this.market = taker.market;
+    this.takerIndex = taker.index;
+    this.makerIndex = maker.index;
+    this.takerAccountId = taker.accountId;
+    this.makerAccountId = maker.accountId;
+    this.takerOwnerId = taker.ownerId;
+    this.makerOwnerId = maker.ownerId;
     this.priceTicks = priceTicks;
     this.qtyLots = qtyLots;
     this.idText = null;
     this.atSec = atSec;
     this.atMicrosPart = atMicrosPart;
-    this.filled = (takerFilled ? TAKER_FILLED : 0) | (makerFilled ? MAKER_FILLED : 0);
+    this.flags =
+      (takerFilled ? TAKER_FILLED : 0) |
+      (makerFilled ? MAKER_FILLED : 0) |
+      (taker.isBuy ? TAKER_BUY : 0) |
+      (taker.settlesReduceOnly ? TAKER_REDUCE_ONLY : 0) |
+      (maker.settlesReduceOnly ? MAKER_REDUCE_ONLY : 0);
   }
 
   get fillId(): string {
     const text = this.idText;
     if (text !== null) return text;
-    return (this.idText = this.fillIndex < 0 ? "" : this.taker.market.ids!.fills.text(this.fillIndex));
+    return (this.idText = this.fillIndex < 0 ? "" : this.market.ids!.fills.text(this.fillIndex));
   }
 
   get marketId(): number {
-    return this.taker.market.marketId;
+    return this.market.marketId;
   }
 
   get atMicros(): number {
@@ -352,47 +379,31 @@ export class FillRecord implements Fill {
   }
 
   get takerSide(): "B" | "A" {
-    return this.taker.isBuy ? "B" : "A";
-  }
-
-  get takerAccountId(): number {
-    return this.taker.accountId;
+    return (this.flags & TAKER_BUY) !== 0 ? "B" : "A";
   }
 
   get takerOrderId(): string {
-    return this.taker.orderId;
-  }
-
-  get takerOwnerId(): number {
-    return this.taker.ownerId;
+    return this.market.ids!.orders.text(this.takerIndex);
   }
 
   get takerReduceOnly(): boolean {
-    return this.taker.settlesReduceOnly;
+    return (this.flags & TAKER_REDUCE_ONLY) !== 0;
   }
 
   get takerFilled(): boolean {
-    return (this.filled & TAKER_FILLED) !== 0;
-  }
-
-  get makerAccountId(): number {
-    return this.maker.accountId;
+    return (this.flags & TAKER_FILLED) !== 0;
   }
 
   get makerOrderId(): string {
-    return this.maker.orderId;
-  }
-
-  get makerOwnerId(): number {
-    return this.maker.ownerId;
+    return this.market.ids!.orders.text(this.makerIndex);
   }
 
   get makerReduceOnly(): boolean {
-    return this.maker.settlesReduceOnly;
+    return (this.flags & MAKER_REDUCE_ONLY) !== 0;
   }
 
   get makerFilled(): boolean {
-    return (this.filled & MAKER_FILLED) !== 0;
+    return (this.flags & MAKER_FILLED) !== 0;
   }
 }
 

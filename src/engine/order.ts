@@ -102,6 +102,22 @@ export function onOrderChangesOfFlags(flags: number): boolean {
   return (flags & ON_ORDER_CHANGES) !== 0;
 }
 
+export function isBuyOfFlags(flags: number): boolean {
+  return (flags & IS_BUY) !== 0;
+}
+
+export function orderTypeOfFlags(flags: number): OrderType {
+  return ORDER_TYPES[(flags >> TYPE_SHIFT) & 3]!;
+}
+
+export function timeInForceOfFlags(flags: number): TimeInForce {
+  return TIMES_IN_FORCE[(flags >> TIF_SHIFT) & 3]!;
+}
+
+export function reduceOnlyOfFlags(flags: number): boolean {
+  return (flags & REDUCE_ONLY) !== 0;
+}
+
 function typeCode(orderType: OrderType): number {
   return orderType === "LIMIT" ? 0 : orderType === "STOP_LOSS" ? 1 : TYPE_CODES[orderType];
 }
@@ -158,8 +174,9 @@ export class Order {
   declare prev: Order | null;
   declare next: Order | null;
   declare private flags: number;
-  declare private createdSec: number;
-  declare private createdMicros: number;
+  /** The creation time in two small integers (seconds, microseconds), for rows that copy it. */
+  declare readonly createdSec: number;
+  declare readonly createdMicros: number;
   declare private updatedSec: number;
   declare private updatedMicros: number;
   declare private extra: OrderExtra | null;
@@ -214,19 +231,19 @@ export class Order {
   }
 
   get isBuy(): boolean {
-    return (this.flags & IS_BUY) !== 0;
+    return isBuyOfFlags(this.flags);
   }
 
   get orderType(): OrderType {
-    return ORDER_TYPES[(this.flags >> TYPE_SHIFT) & 3]!;
+    return orderTypeOfFlags(this.flags);
   }
 
   get timeInForce(): TimeInForce {
-    return TIMES_IN_FORCE[(this.flags >> TIF_SHIFT) & 3]!;
+    return timeInForceOfFlags(this.flags);
   }
 
   get reduceOnly(): boolean {
-    return (this.flags & REDUCE_ONLY) !== 0;
+    return reduceOnlyOfFlags(this.flags);
   }
 
   get isGtt(): boolean {
