@@ -23,7 +23,7 @@
 import { MICROS_PER_SECOND } from "../core/time.ts";
 import type { EngineCore } from "./lifecycle.ts";
 import type { Market } from "./market.ts";
-import { Order } from "./order.ts";
+import type { Order } from "./order.ts";
 import { armStop, findLiveStop } from "./stops.ts";
 import type { OrderUpdate } from "./events.ts";
 import type { CreateOrderCommand, EngineError, Rejection } from "./types.ts";
@@ -36,7 +36,7 @@ export function createOrder(core: EngineCore, cmd: CreateOrderCommand): OrderUpd
   if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
   if (passesAsPlainLimit(core, cmd, market)) {
     const isIoc = cmd.timeInForce === "IOC";
-    return core.execute(new Order(cmd, null, core.orderIds.take(), market, cmd.qtyLots!, core.nowMicros), !isIoc);
+    return core.execute(core.newOrder(cmd, market, cmd.qtyLots!), !isIoc);
   }
   return createChecked(core, cmd, market);
 }
@@ -154,5 +154,5 @@ function checkBook(core: EngineCore, cmd: CreateOrderCommand, market: Market): E
 function newOrder(core: EngineCore, cmd: CreateOrderCommand, market: Market): Order {
   let qtyLots = cmd.qtyLots ?? 0;
   if (cmd.reduceOnly === true) qtyLots = Math.min(qtyLots, core.reducibleLots(cmd.accountId, market, cmd.isBuy));
-  return new Order(cmd, null, core.orderIds.take(), market, qtyLots, core.nowMicros);
+  return core.newOrder(cmd, market, qtyLots);
 }

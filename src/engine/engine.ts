@@ -236,12 +236,31 @@ export class Engine {
     return this.bySymbol.get(symbol);
   }
 
-  /** The live order with this id (resting, armed or a resting fired child); the engine's own object: read it, never write it. */
+  /**
+   * The live order with this id (resting, armed or a resting fired child);
+   * the engine's own object: read it, never write it. It may be kept: the
+   * engine then never reuses its object for another order (Order.pinned).
+   */
   order(orderId: string): Order | undefined {
+    return this.core.orders.get(this.core.orderIds.indexOf(orderId))?.pin();
+  }
+
+  /** The account's live order with this clientOrderId; kept like `order`'s. */
+  orderByClientId(accountId: number, clientOrderId: string): Order | undefined {
+    return this.core.accounts.byClientId(accountId, clientOrderId)?.pin();
+  }
+
+  /**
+   * `order` and `orderByClientId` for a reader that reads the fields it
+   * needs at once and keeps nothing (the gateway's checks before a
+   * command): valid until the next command only, since once the order has
+   * ended a later command may reuse its object for a new order.
+   */
+  peekOrder(orderId: string): Order | undefined {
     return this.core.orders.get(this.core.orderIds.indexOf(orderId));
   }
 
-  orderByClientId(accountId: number, clientOrderId: string): Order | undefined {
+  peekOrderByClientId(accountId: number, clientOrderId: string): Order | undefined {
     return this.core.accounts.byClientId(accountId, clientOrderId);
   }
 
@@ -252,7 +271,9 @@ export class Engine {
    */
   openOrders(accountId: number, marketId?: number): Order[] {
     const orders = this.core.accounts.liveOrdersOf(accountId);
-    return marketId === undefined ? orders : orders.filter((order) => order.market.marketId === marketId);
+    const listed = marketId === undefined ? orders : orders.filter((order) => order.market.marketId === marketId);
+    for (const order of listed) order.pin();
+    return listed;
   }
 
   /** Accounts with live orders (in one market, or any), ascending: one pass over the live orders, no per-account indexing. */

@@ -15,14 +15,25 @@ import { AccountTable } from "./accounts.ts";
 import { FillRecord, orderUpdate, type EngineHooks, type EngineSink, type OrderUpdate } from "./events.ts";
 import type { Market } from "./market.ts";
 import { matchTaker, MatchRound, type MatchHost } from "./matcher.ts";
-import { NO_TIMER, reasonCode, STATUS_CANCELLED, STATUS_FILLED, type Order } from "./order.ts";
+import { NO_TIMER, Order, reasonCode, STATUS_CANCELLED, STATUS_FILLED } from "./order.ts";
 import { EngineIds, IdCounter, OrderIds, OrderTable } from "./order-table.ts";
 import { OpenOrderTable } from "./open-orders.ts";
 import { maxOrderLots } from "./validate.ts";
-import type { CancelReason, EngineConfig, FillVerdict, OrderStatus } from "./types.ts";
+import type { CancelReason, CreateOrderCommand, EngineConfig, FillVerdict, OrderStatus } from "./types.ts";
 
 /** Market ids below this are looked up in an array rather than a Map. */
 const DENSE_MARKET_IDS = 1 << 16;
+
+/**
+ * Ended orders' objects kept for new orders, at most. Orders are most of
+ * what a deep book's garbage collector copies: a resting order outlives
+ * young-generation collections and is promoted, then dies in old space.
+ * Taking a new order's object from the ones that ended saves that (deep
+ * book in test/bench/engine.ts: about a quarter more operations per CPU
+ * second). Churn keeps the spares few; the cap bounds what a mass cancel
+ * leaves behind.
+ */
+const SPARE_ORDERS_MAX = 4_096;
 
 export class EngineCore implements MatchHost {
   readonly orderIds: OrderIds;
@@ -32,6 +43,8 @@ export class EngineCore implements MatchHost {
   readonly accounts = new AccountTable(() => this.orders.all());
   readonly openOrders: OpenOrderTable;
   readonly round = new MatchRound();
+  /** Ended, unpinned orders whose objects the next new orders take (SPARE_ORDERS_MAX). */
+  private readonly spareOrders: Order[] = [];
   /** The largest qty of one order (validate.ts maxOrderLots). */
   readonly maxOrderLots: number;
   /** Virtual time of the command or timer being handled, and its two halves (whole seconds, microseconds) for the rows. */
@@ -181,6 +194,15 @@ export class EngineCore implements MatchHost {
     const code = status === "FILLED" ? STATUS_FILLED : STATUS_CANCELLED;
     order.finish(code, reasonCode(reason), this.nowSec, this.nowMicrosPart);
     this.orders.setStatusCode(order.index, code);
+    // Its final row is made from it after this, within the command; only a later command's new order takes it.
+    if (!order.pinned && this.spareOrders.length < SPARE_ORDERS_MAX) this.spareOrders.push(order);
+  }
+
+  /** A new order with the next id: an ended order's object when one is spare (retire), else a new one. */
+  newOrder(cmd: CreateOrderCommand, market: Market, qtyLots: number): Order {
+    const index = this.orderIds.take();
+    const spare = this.spareOrders.pop();
+    return spare === undefined ? new Order(cmd, null, index, market, qtyLots, this.now) : spare.reuse(cmd, index, market, qtyLots, this.now);
   }
 
   /** Cancels a live order for `reason` and emits its final row. */

@@ -205,7 +205,8 @@ export class OrderGateway {
 
   private findOrder(accountId: number, lookup: { by: "orderId"; orderId: string } | { by: "clientOrderId"; clientOrderId: string }): EngineOrder | undefined {
     const engine = this.deps.engine;
-    return lookup.by === "orderId" ? engine.order(lookup.orderId) : engine.orderByClientId(accountId, lookup.clientOrderId);
+    // Read at once by the checks of this request, before its command: a peek, which leaves the object reusable.
+    return lookup.by === "orderId" ? engine.peekOrder(lookup.orderId) : engine.peekOrderByClientId(accountId, lookup.clientOrderId);
   }
 
   // -- stage 3 and the first limit ----------------------------------------------
