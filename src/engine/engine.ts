@@ -253,8 +253,8 @@ export class Engine {
   /**
    * `order` and `orderByClientId` for a reader that reads the fields it
    * needs at once and keeps nothing (the gateway's checks before a
-   * command): valid until the next command only, since once the order has
-   * ended a later command may reuse its object for a new order.
+   * command): valid until the next command or timer step only, since the
+   * order may end there and a later createOrder reuse its object.
    */
   peekOrder(orderId: string): Order | undefined {
     return this.core.orders.get(this.core.orderIds.indexOf(orderId));
@@ -270,10 +270,15 @@ export class Engine {
    * account indexes it with one pass over the live orders (accounts.ts).
    */
   openOrders(accountId: number, marketId?: number): Order[] {
-    const orders = this.core.accounts.liveOrdersOf(accountId);
-    const listed = marketId === undefined ? orders : orders.filter((order) => order.market.marketId === marketId);
+    const listed = this.peekOpenOrders(accountId, marketId);
     for (const order of listed) order.pin();
     return listed;
+  }
+
+  /** `openOrders` for a reader that formats them at once (REST, stream snapshots): pins nothing, valid as `peekOrder`'s answer is. */
+  peekOpenOrders(accountId: number, marketId?: number): Order[] {
+    const orders = this.core.accounts.liveOrdersOf(accountId);
+    return marketId === undefined ? orders : orders.filter((order) => order.market.marketId === marketId);
   }
 
   /** Accounts with live orders (in one market, or any), ascending: one pass over the live orders, no per-account indexing. */
@@ -380,9 +385,10 @@ export class Engine {
 
   // -- plumbing ------------------------------------------------------------------
 
+  /** A modify's live target, read at once by the impact figures (a peek: it pins nothing). */
   private modifyTarget(cmd: ModifyOrderCommand): Order | undefined {
-    if (cmd.orderId !== undefined) return this.order(cmd.orderId);
-    return cmd.clientOrderId === undefined ? undefined : this.orderByClientId(cmd.accountId, cmd.clientOrderId);
+    if (cmd.orderId !== undefined) return this.peekOrder(cmd.orderId);
+    return cmd.clientOrderId === undefined ? undefined : this.peekOrderByClientId(cmd.accountId, cmd.clientOrderId);
   }
 
   private command<T>(atMicros: number, action: () => T): T {

@@ -334,7 +334,8 @@ export class Order {
 
   /** The packed enums and booleans, for rows that copy the state in one word. */
   get stateFlags(): number {
-    return this.flags;
+    // Not the pinned bit: a row reads the same whether or not someone looked its order up.
+    return this.flags & ~PINNED;
   }
 
   get status(): OrderStatus {

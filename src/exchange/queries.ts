@@ -144,7 +144,7 @@ export class ExchangeQueries {
   }
 
   openOrders(wallet: string): WireOrder[] {
-    return this.accountIds(wallet).flatMap((accountId) => this.exchange.engine.openOrders(accountId).map(openOrderRow));
+    return this.accountIds(wallet).flatMap((accountId) => this.exchange.engine.peekOpenOrders(accountId).map(openOrderRow));
   }
 
   /** orderHistory: newest first across the wallet's accounts, at most `limit` (<= 100), lastUpdateAt in [startTime, endTime]. */

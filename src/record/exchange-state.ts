@@ -159,7 +159,7 @@ function levelState(exchange: Exchange, market: Market, level: LevelDump): Level
     px: market.units.formatPrice(level.priceTicks),
     qty: market.units.formatQty(level.totalLots),
     orders: level.orderIds.map((orderId) => {
-      const order = exchange.engine.order(orderId);
+      const order = exchange.engine.peekOrder(orderId);
       if (order === undefined) throw new Error(`order ${orderId} is in the book of ${market.symbol} but not live`);
       return { orderId, accountId: order.accountId, qty: market.units.formatQty(order.remainingLots) };
     }),
@@ -182,7 +182,7 @@ function accountStates(exchange: Exchange): AccountState[] {
       whitelisted: wallet.whitelisted,
       suspended: wallet.suspended,
       ...(trigger === null ? {} : { cancelAllAfter: { triggerAt: microsToMillis(trigger) } }),
-      openOrders: exchange.engine.openOrders(accountId).map(openOrderRow),
+      openOrders: exchange.engine.peekOpenOrders(accountId).map(openOrderRow),
       positions: risk.positions(accountId) as Position[],
       balances: risk.balances(accountId) as AccountBalance[],
     };

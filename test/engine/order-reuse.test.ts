@@ -227,6 +227,22 @@ describe("reusing ended orders' objects", () => {
     expect(held.status).toBe("CANCELLED");
   });
 
+  it("the open-order impact of a modify (the gateway's cap check) and peekOpenOrders pin nothing: the object is reused once its order ends", () => {
+    const h = harness();
+    const first = ok(h.create({ accountId: 1, isBuy: true, priceTicks: 100, qtyLots: 1 }));
+    const object = h.engine.peekOrder(first.orderId)!;
+    const modify = { atMicros: h.now, marketId: PERP.marketId, exchangeId: 1, accountId: 1, ownerId: 1, orderId: first.orderId, isBuy: true, orderType: "LIMIT" as const, timeInForce: "GTC" as const, priceTicks: 101, qtyLots: 2 };
+    expect(h.engine.openOrderImpactUnitsOfModify(modify).notionalDeltaUnits).toBeGreaterThan(0n);
+    expect(h.engine.openOrderImpactOfModify(modify).notionalDelta.gt(0)).toBe(true);
+    expect(object.pinned).toBe(false);
+    // Nor do the listings the exchange formats at once (REST openOrders, stream snapshots, state dumps).
+    expect(h.engine.peekOpenOrders(1)).toEqual([object]);
+    expect(object.pinned).toBe(false);
+    ok(h.engine.cancelOrder({ atMicros: h.now, marketId: PERP.marketId, accountId: 1, orderId: first.orderId }));
+    const second = ok(h.create({ accountId: 2, isBuy: false, priceTicks: 110, qtyLots: 3 }));
+    expect(h.engine.peekOrder(second.orderId)).toBe(object);
+  });
+
   it("a reused object equals a new order field by field and in field order, whatever state it ended in (seeded)", () => {
     const market = new Market(PERP, 0);
     const otherMarket = new Market({ ...PERP, marketId: 9, symbol: "OTHERPERP" }, 1);
