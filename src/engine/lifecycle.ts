@@ -28,10 +28,10 @@ const DENSE_MARKET_IDS = 1 << 16;
  * Ended orders' objects kept for new orders, at most. Orders are most of
  * what a deep book's garbage collector copies: a resting order outlives
  * young-generation collections and is promoted, then dies in old space.
- * Taking a new order's object from the ones that ended saves that (deep
- * book in test/bench/engine.ts: about a quarter more operations per CPU
- * second). Churn keeps the spares few; the cap bounds what a mass cancel
- * leaves behind.
+ * Taking a new order's object from the ones that ended saves that (the
+ * engine benchmark, deep and shallow: roughly a tenth more operations per
+ * CPU second, on a noisy machine; docs/PERFORMANCE.md). Churn keeps the
+ * spares few; the cap bounds what a mass cancel leaves behind.
  */
 const SPARE_ORDERS_MAX = 4_096;
 

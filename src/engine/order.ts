@@ -15,6 +15,11 @@
  * account links) live in an `OrderExtra` made on first use. Accessors keep
  * the plain field names. The order id is kept as its index in the id
  * sequence; its decimal text is built on first read (`orderId`) and kept.
+ *
+ * Once an order has ended, the engine may take its object for a new order
+ * (`reuse`, lifecycle.ts newOrder), unless it was handed out (`pinned`):
+ * rows and fills copy what they report, and nothing else keeps an ended
+ * order.
  */
 import type { Account } from "./accounts.ts";
 import type { PriceLevel } from "./level.ts";
