@@ -32,7 +32,7 @@ import {
 } from "./order.ts";
 import type { CancelReason, Fill, FillProposal, FillVerdict, OrderResponse, OrderStatus, OrderType, TimeInForce } from "./types.ts";
 
-/** Bit of a row's flags: the order rested in the book when the row was made (order.ts keeps bits 0-15). */
+/** Bit of a row's flags: the order rested in the book when the row was made (order.ts keeps bits 0-15, and 17, which rows leave out). */
 const RESTING = 1 << 16;
 
 /**
