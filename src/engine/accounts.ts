@@ -16,11 +16,17 @@
  * An indexed account also remembers, per client order id, the order that
  * last ended with it (its index in the id sequence), so that a cancel by a
  * client id that is no longer live can say whether that order was filled
- * or cancelled. One number per distinct client id the account has used:
- * the same order of cost as the order history the exchange keeps.
+ * or cancelled. It remembers the ENDED_CLIENT_IDS_PER_ACCOUNT client ids
+ * that ended last, as the exchange's order history keeps an account's
+ * latest rows: a long-lived server whose clients put a fresh client id on
+ * every order would otherwise grow by an entry per order for ever. A
+ * client id that ended longer ago reads as unknown, as one never used.
  */
 import { assert } from "../core/assert.ts";
 import type { Order } from "./order.ts";
+
+/** Client ids of ended orders remembered per account (the latest to end; about 1 MB at most per account). */
+export const ENDED_CLIENT_IDS_PER_ACCOUNT = 10_000;
 
 export class Account {
   head: Order | null = null;
@@ -28,7 +34,7 @@ export class Account {
   liveCount = 0;
   /** clientOrderId -> live order. */
   readonly byClientId = new Map<string, Order>();
-  /** clientOrderId -> index of the latest order with it that is no longer live. */
+  /** clientOrderId -> index of the latest order with it that is no longer live (the ENDED_CLIENT_IDS_PER_ACCOUNT ids that ended last). */
   readonly endedByClientId = new Map<string, number>();
 
   constructor(readonly accountId: number) {}
@@ -113,6 +119,14 @@ function unlink(account: Account, order: Order): void {
   account.liveCount -= 1;
   if (order.clientOrderId !== null) {
     account.byClientId.delete(order.clientOrderId);
-    account.endedByClientId.set(order.clientOrderId, order.index);
+    rememberEnded(account.endedByClientId, order.clientOrderId, order.index);
   }
+}
+
+/** Records that `clientOrderId` last ended with the order at `index`, forgetting the id that ended longest ago beyond the bound. */
+function rememberEnded(ended: Map<string, number>, clientOrderId: string, index: number): void {
+  // Deleted first so that the id goes to the back: a Map iterates in insertion order, so its first key ended longest ago.
+  ended.delete(clientOrderId);
+  ended.set(clientOrderId, index);
+  if (ended.size > ENDED_CLIENT_IDS_PER_ACCOUNT) ended.delete(ended.keys().next().value!);
 }

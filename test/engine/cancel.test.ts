@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ENDED_CLIENT_IDS_PER_ACCOUNT } from "../../src/engine/accounts.ts";
 import { harness, ok, rejected, rowsOf, SEC, T0 } from "./helpers.ts";
 
 describe("cancelOrder", () => {
@@ -52,6 +53,29 @@ describe("cancelOrder", () => {
     const again = h.buy(1, 80, 5, { clientOrderId: "7" });
     expect(ok(h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, clientOrderId: "7" })).orderId).toBe(again.orderId);
     expect(cancel("7").message).toBe(`clientOrderId "7" of account 1 is already cancelled (order ${again.orderId})`);
+  });
+
+  it("remembers the ENDED_CLIENT_IDS_PER_ACCOUNT client ids that ended last; an older one reads as unknown", () => {
+    const h = harness();
+    const cancelByClientId = (clientOrderId: string) => h.engine.cancelOrder({ atMicros: h.now, marketId: 1, accountId: 1, clientOrderId });
+    // The first ended id is used again later, which makes it the latest to end.
+    const first = h.buy(1, 100, 1, { clientOrderId: "1" });
+    ok(cancelByClientId("1"));
+    for (let id = 2; id <= ENDED_CLIENT_IDS_PER_ACCOUNT; id++) {
+      h.buy(1, 100, 1, { clientOrderId: String(id) });
+      ok(cancelByClientId(String(id)));
+    }
+    // Exactly at the bound: every id is still remembered.
+    expect(rejected(cancelByClientId("1")).message).toBe(`clientOrderId "1" of account 1 is already cancelled (order ${first.orderId})`);
+    const reused = h.buy(1, 100, 1, { clientOrderId: "1" });
+    ok(cancelByClientId("1"));
+    const beyond = h.buy(1, 100, 1, { clientOrderId: "99999" });
+    ok(cancelByClientId("99999"));
+    // One past the bound: "2" ended longest ago and is forgotten; "1" ended again since, so it stays, naming its latest order.
+    expect(rejected(cancelByClientId("2")).message).toBe('clientOrderId "2" is unknown: no open order of account 1 has it');
+    expect(rejected(cancelByClientId("3")).message).toMatch(/^clientOrderId "3" of account 1 is already cancelled/);
+    expect(rejected(cancelByClientId("1")).message).toBe(`clientOrderId "1" of account 1 is already cancelled (order ${reused.orderId})`);
+    expect(rejected(cancelByClientId("99999")).message).toBe(`clientOrderId "99999" of account 1 is already cancelled (order ${beyond.orderId})`);
   });
 
   it("does not cancel another account's order, nor an order of another market", () => {
