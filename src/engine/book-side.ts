@@ -32,13 +32,21 @@ export class BookSide {
     return this.levels.length;
   }
 
+  /**
+   * The best level, or undefined. This and the reads below check the index
+   * first: an empty side's `levels[-1]` is a named-property load, which
+   * turns the load site megamorphic for good (~70 instructions a call on
+   * every later read, measured with cachegrind).
+   */
   best(): PriceLevel | undefined {
-    return this.levels[this.levels.length - 1];
+    const levels = this.levels;
+    return levels.length === 0 ? undefined : levels[levels.length - 1];
   }
 
   /** The level `depth` places below the best (0 is the best), or undefined. */
   levelFromBest(depth: number): PriceLevel | undefined {
-    return this.levels[this.levels.length - 1 - depth];
+    const index = this.levels.length - 1 - depth;
+    return index < 0 ? undefined : this.levels[index];
   }
 
   /** True when `a` is a better price than `b` on this side. */
@@ -48,8 +56,9 @@ export class BookSide {
 
   /** True when an opposite order limited at `limitTicks` would cross or touch this side's best. */
   isCrossedBy(limitTicks: number): boolean {
-    const best = this.levels[this.levels.length - 1];
-    if (best === undefined) return false;
+    const levels = this.levels;
+    if (levels.length === 0) return false;
+    const best = levels[levels.length - 1]!;
     return this.isBid ? best.priceTicks >= limitTicks : best.priceTicks <= limitTicks;
   }
 

@@ -403,8 +403,10 @@ export class Engine {
   private begin(atMicros: number): void {
     if (this.busy || !Number.isSafeInteger(atMicros)) this.refuse(atMicros);
     if (this.manual !== null) this.manual.advanceTo(atMicros);
-    if (atMicros < this.core.nowMicros) this.refuse(atMicros);
-    this.core.nowMicros = atMicros;
+    const core = this.core;
+    if (atMicros < core.nowMicros) this.refuse(atMicros);
+    // Compared here, so that a command at the engine's time (most, in a burst) makes no setter call.
+    if (atMicros !== core.nowMicros) core.nowMicros = atMicros;
     this.busy = true;
   }
 

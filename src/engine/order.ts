@@ -233,18 +233,26 @@ export class Order {
 
   /**
    * This object, taken for a new order: every field written as the
-   * constructor writes it (the same lines: a constructor that called a
-   * shared method measured ~250 instructions per operation more on the
-   * deep book, the construction no longer inlined; order-reuse.test.ts
-   * checks that a reused order reads exactly as a new one). Only for an
-   * order that has ended and that nothing outside the engine holds (not
-   * `pinned`): rows and fill records copy what they report, so none of them
-   * reads it again.
+   * constructor writes it (the same lines, in `reuseAt`: a constructor
+   * that called a shared method measured ~250 instructions per operation
+   * more on the deep book, the construction no longer inlined;
+   * order-reuse.test.ts checks that a reused order reads exactly as a new
+   * one). Only for an order that has ended and that nothing outside the
+   * engine holds (not `pinned`): rows and fill records copy what they
+   * report, so none of them reads it again.
    */
   reuse(cmd: CreateOrderCommand, index: number, market: Market, qtyLots: number, atMicros: number): this {
     if (atMicros !== splitAtMicros) splitTime(atMicros);
-    const seconds = splitSec;
-    const micros = splitMicros;
+    return this.reuseAt(cmd, index, market, qtyLots, splitSec, splitMicros);
+  }
+
+  /**
+   * `reuse` with the creation time in its two halves (whole seconds,
+   * microseconds), as the engine keeps the command's time: small integers
+   * through the call, where a time in microseconds is a double that V8
+   * boxes in a new heap number for every call it does not inline.
+   */
+  reuseAt(cmd: CreateOrderCommand, index: number, market: Market, qtyLots: number, seconds: number, micros: number): this {
     this.idText = null;
     this.index = index;
     this.market = market;
@@ -478,6 +486,15 @@ export class Order {
 
   get isTrigger(): boolean {
     return (this.flags & (3 << TYPE_SHIFT)) !== 0;
+  }
+
+  /**
+   * A LIMIT without the rarer fields (OrderExtra: client order id, trigger,
+   * expiry, timer, account links), as most orders are: retire has nothing
+   * to undo for it beyond the book and the tables.
+   */
+  get isPlain(): boolean {
+    return this.extra === null && (this.flags & (3 << TYPE_SHIFT)) === 0;
   }
 
   /** An armed stop: waiting for the mark price, not in the book. */
