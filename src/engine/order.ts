@@ -172,6 +172,28 @@ class OrderExtra {
   accountNext: Order | null = null;
 }
 
+/**
+ * The extras of reused orders, for the next orders that need one. An extra
+ * lives as long as its order, so a fresh one is promoted with it: a market
+ * maker that puts a client id on every order made one per order (~65 B of
+ * the live benchmark's promotion per create). Module-wide, as the split
+ * time above: which object an order gets is never observable.
+ */
+const spareExtras: OrderExtra[] = [];
+const SPARE_EXTRAS_MAX = 4_096;
+
+/** Resets an ended order's extra to a new one's state (whatever it ended in) and keeps it for the next order that needs one. */
+function releaseExtra(extra: OrderExtra): void {
+  extra.clientOrderId = null;
+  extra.triggerTicks = 0;
+  extra.expiresAfterSec = 0;
+  extra.timerId = NO_TIMER;
+  extra.account = null;
+  extra.accountPrev = null;
+  extra.accountNext = null;
+  if (spareExtras.length < SPARE_EXTRAS_MAX) spareExtras.push(extra);
+}
+
 export class Order {
   // Fields are declared (no initializers) and all assigned in the constructor, in one order: every
   // order gets the same hidden class at once, with each field written once. `reuse` writes them all
@@ -270,6 +292,7 @@ export class Order {
     this.createdMicros = micros;
     this.updatedSec = seconds;
     this.updatedMicros = micros;
+    if (this.extra !== null) releaseExtra(this.extra);
     this.extra = null;
     if (cmd.clientOrderId !== undefined || cmd.expiresAfterSec !== undefined || (cmd.triggerTicks !== undefined && cmd.triggerTicks !== 0)) this.initExtra(cmd);
     return this;
@@ -513,7 +536,7 @@ export class Order {
   }
 
   private ensureExtra(): OrderExtra {
-    if (this.extra === null) this.extra = new OrderExtra();
+    if (this.extra === null) this.extra = spareExtras.pop() ?? new OrderExtra();
     return this.extra;
   }
 }
