@@ -35,6 +35,16 @@ export interface ClientSigner {
   readonly config: SigningConfig;
   /** The 65-byte `r || s || v` signature as 0x hex; synchronous or asynchronous (see above). */
   sign<K extends SignedKind>(kind: K, message: SignedMessages[K]): Hex | Promise<Hex>;
+  /**
+   * Set only by a signer that does not sign: the simulator's trusted mode,
+   * whose gateway does not check signatures. Every request then carries
+   * this signature, and the client neither builds the signed message nor
+   * calls `sign`. So the encoding checks of the message builders
+   * (src/signing/messages.ts) are not made: the ones the client's own
+   * parameter checks do not repeat (a qty beyond int256 at 18 decimals)
+   * are left to the service.
+   */
+  readonly fixedSignature?: Hex;
 }
 
 export type SigningPath = "fast" | "viem";

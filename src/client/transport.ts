@@ -8,7 +8,8 @@
  * and the client decodes it tolerantly (decode.ts). That is why `payload`
  * and `error` are `unknown` here: a WebSocket transport has parsed JSON, not
  * checked values, and the decoding rules (unknown fields and enum values)
- * belong in one place.
+ * belong in one place. (An in-process transport, whose answers are the
+ * reference Exchange's own values, may say so: `typed`, below.)
  *
  * What a transport must do:
  * - Resolve `{ ok: true, payload }` with the REST 200 body or the `payload`
@@ -44,8 +45,20 @@ export interface OrderEntryRequestBodies {
   cancelAllAfter: CancelAllAfterRequest;
 }
 
-/** What the service answered: raw, decoded by the client. */
-export type OrderEntryResponse = { readonly ok: true; readonly payload: unknown } | { readonly ok: false; readonly error: unknown };
+/**
+ * What the service answered: raw, decoded by the client.
+ *
+ * `typed: true` is for in-process transports only (the simulator's, over
+ * the reference Exchange): the transport vouches that `payload` is already
+ * a value of the operation's response type and `error` a RequestError, as
+ * the Exchange built them (test/exchange/gateway/responses.test.ts holds
+ * its answers to the spec schemas), so the client hands them over as they
+ * are instead of decoding a copy. A transport that received the answer from
+ * a network (REST, WebSocket) never sets it: what a server sends is decoded.
+ */
+export type OrderEntryResponse =
+  | { readonly ok: true; readonly payload: unknown; readonly typed?: true }
+  | { readonly ok: false; readonly error: unknown; readonly typed?: true };
 
 export interface OrderEntryTransport {
   request<Op extends OrderEntryOperation>(operation: Op, body: OrderEntryRequestBodies[Op]): Promise<OrderEntryResponse>;

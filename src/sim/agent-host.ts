@@ -37,9 +37,13 @@ export function agentPrivateKey(name: string): Hex {
   return `0x${createHash("sha256").update(`shadowbook agent:${name}`).digest("hex")}`;
 }
 
-/** A signer that does not sign: the trusted-mode client's (address of the agent's key, fixed signature). */
+/**
+ * A signer that does not sign: the trusted-mode client's (address of the
+ * agent's key, fixed signature). As a `fixedSignature`, the client builds
+ * no signed message for it (signer.ts).
+ */
 export function trustedSigner(address: Address, config: ExchangeConfig["signing"]): ClientSigner {
-  return Object.freeze({ address, config, sign: () => TRUSTED_SIGNATURE });
+  return Object.freeze({ address, config, sign: () => TRUSTED_SIGNATURE, fixedSignature: TRUSTED_SIGNATURE });
 }
 
 /** An agent of the run, as the summary and the observers see it. */

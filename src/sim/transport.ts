@@ -84,7 +84,8 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
           });
           return;
         }
-        const response: OrderEntryResponse = answer.ok ? { ok: true, payload: answer.payload } : { ok: false, error: answer.error };
+        // The Exchange's own answers, already of their spec types: `typed`, so the client does not decode them (client/transport.ts).
+        const response: OrderEntryResponse = answer.ok ? { ok: true, payload: answer.payload, typed: true } : { ok: false, error: answer.error, typed: true };
         kernel.schedule(this.options.inbound.arrival(kernel.now()), () => {
           this.runtime.settled();
           resolve(response);

@@ -3,7 +3,9 @@ import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { cancelAll } from "../../src/client/actions/cancelAll.ts";
+import { createOrderPlan } from "../../src/client/actions/createOrder.ts";
 import { ClientConfigError, ClientError, SigningFailedError } from "../../src/client/errors.ts";
+import { send } from "../../src/client/internal/send.ts";
 import { privateKeySigner, viemAccountSigner, type ClientSigner } from "../../src/client/signer.ts";
 import type { OrderEntryResponse } from "../../src/client/transport.ts";
 import { signingConfig } from "../../src/signing/domain.ts";
@@ -197,3 +199,36 @@ describe("ClientError", () => {
     expect(top.walk(() => false)).toBeNull();
   });
 });
+
+describe("a signer with a fixed signature (the simulator's trusted mode)", () => {
+  it("sends every request with it, without building the signed message or calling sign", async () => {
+    const fixedSignature: Hex = `0x${"11".repeat(65)}`;
+    const signer: ClientSigner = {
+      address: ADDRESS,
+      config: signingConfig(),
+      fixedSignature,
+      sign: () => {
+        throw new Error("sign must not be called");
+      },
+    };
+    const { client, transport } = testClient({ signer });
+    const plan = createOrderPlan(client, { symbol: "ETHPERP", isBuy: true, qty: "1", limitPx: "3000", timeInForce: "GTC" });
+    // The plan's message builder, made to fail: a fixed signature never asks for it.
+    Object.assign(plan, {
+      signed: () => {
+        throw new Error("no message is built");
+      },
+    });
+    await send(client, plan);
+    await client.cancelAllAfter({ timeoutMs: 10_000 });
+    expect(transport.calls.map((call) => call.body.signature)).toEqual([fixedSignature, fixedSignature]);
+  });
+
+  it("is still checked: a malformed one fails before anything is sent", async () => {
+    const signer: ClientSigner = { address: ADDRESS, config: signingConfig(), fixedSignature: "0x1234", sign: () => "0x1234" };
+    const { client, transport } = testClient({ signer });
+    await expect(client.cancelAll()).rejects.toBeInstanceOf(SigningFailedError);
+    expect(transport.calls).toHaveLength(0);
+  });
+});
+

@@ -85,6 +85,25 @@ describe("order-entry responses", () => {
   });
 });
 
+describe("typed answers (an in-process transport's)", () => {
+  it("are handed over as they are, not decoded", async () => {
+    // A payload that would not decode (no orderId): marked typed, it is not looked at.
+    const payload = { status: "OPEN" };
+    const { client } = testClient({ transport: fakeTransport(() => ({ ok: true, payload, typed: true })) });
+    const response = await client.createOrder({ symbol: "ETHPERP", isBuy: true, qty: "1", limitPx: "1", timeInForce: "GTC" });
+    expect(response).toBe(payload);
+  });
+
+  it("report a typed RequestError as RequestFailedError carrying that very object", async () => {
+    const error = { error: "ORDER_NOT_FOUND_ERROR", message: "no such order" };
+    const { client } = testClient({ transport: fakeTransport(() => ({ ok: false, error, typed: true })) });
+    const failure = await client.cancelOrder({ symbol: "ETHPERP", orderId: "5" }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RequestFailedError);
+    expect((failure as RequestFailedError).requestError).toBe(error);
+    expect((failure as RequestFailedError).code).toBe("ORDER_NOT_FOUND_ERROR");
+  });
+});
+
 describe("rows", () => {
   it("decode an Order row with an unknown timeInForce, cancelReason and extra fields", () => {
     const row = { ...ORDER_ROW, timeInForce: "FOK", cancelReason: "VENUE_HALT", venueTag: "x" };

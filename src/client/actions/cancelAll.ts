@@ -9,7 +9,7 @@ import type { CancelAllRequest } from "../../spec/requests.ts";
 import { massCancelMessage } from "../../signing/messages.ts";
 import type { ClientContext } from "../context.ts";
 import { shortDeadline } from "../deadlines.ts";
-import { decodeWith, TolerantCancelAllResponse } from "../decode.ts";
+import { decodeWith, TolerantCancelAllResponse, type DecodeResult } from "../decode.ts";
 import {
   InvalidParameterError,
   type ClientConfigError,
@@ -19,9 +19,9 @@ import {
   type SigningFailedError,
   type TransportFailedError,
 } from "../errors.ts";
-import { signingMarketRef } from "../markets.ts";
+import { signingMarketRef, type MarketEntry } from "../markets.ts";
 import { checkInteger } from "../internal/checks.ts";
-import { send, type RequestPlan } from "../internal/send.ts";
+import { PlanBase, send, type Attempt, type RequestPlan, type SignedPart } from "../internal/send.ts";
 
 export interface CancelAllParameters {
   /** One market; omit for every market of the account. */
@@ -41,26 +41,47 @@ export type CancelAllErrorType =
   | InvalidResponseError
   | RequestFailedError;
 
+/** A checked cancelAll: each attempt builds a body with its own nonce and deadline. */
+class CancelAllPlan extends PlanBase<"cancelAll", CancelAllReturnType> {
+  readonly operation = "cancelAll";
+  readonly kind = "MassCancel";
+
+  constructor(
+    private readonly client: ClientContext,
+    /** Null: every market. */
+    private readonly market: MarketEntry | null,
+    private readonly deadline: number | undefined,
+  ) {
+    super();
+  }
+
+  body({ nowMicros, nonce }: Attempt): CancelAllRequest {
+    const market = this.market;
+    return {
+      accountId: this.client.accountId,
+      ...(market === null ? {} : { symbol: market.symbol }),
+      signature: "",
+      nonce,
+      deadline: this.deadline ?? shortDeadline(nowMicros),
+    };
+  }
+
+  signed(body: CancelAllRequest): SignedPart {
+    const marketRef = this.market === null ? null : signingMarketRef(this.market);
+    return { kind: "MassCancel", message: massCancelMessage(body, marketRef, this.client.signer.config) };
+  }
+
+  decode(payload: unknown): DecodeResult<CancelAllReturnType> {
+    return decodeWith(TolerantCancelAllResponse, payload);
+  }
+}
+
 export function cancelAllPlan(client: ClientContext, parameters: CancelAllParameters = {}): RequestPlan<"cancelAll", CancelAllReturnType> {
   const loose: { symbol?: unknown; deadline?: unknown } = parameters;
   if (loose.symbol !== undefined && typeof loose.symbol !== "string") throw new InvalidParameterError("symbol", "symbol must be a string");
   const market = loose.symbol === undefined ? null : client.markets.require(loose.symbol);
-  const marketRef = market === null ? null : signingMarketRef(market);
   const deadline = loose.deadline === undefined ? undefined : checkInteger("deadline", loose.deadline);
-  return {
-    operation: "cancelAll",
-    build({ nowMicros, nonce }) {
-      const body: CancelAllRequest = {
-        accountId: client.accountId,
-        ...(market === null ? {} : { symbol: market.symbol }),
-        signature: "",
-        nonce,
-        deadline: deadline ?? shortDeadline(nowMicros),
-      };
-      return { body, signed: { kind: "MassCancel", message: massCancelMessage(body, marketRef, client.signer.config) } };
-    },
-    decode: (payload) => decodeWith(TolerantCancelAllResponse, payload),
-  };
+  return new CancelAllPlan(client, market, deadline);
 }
 
 /** Cancels the account's open orders; resolves with `cancelledCount`, rejects with a CancelAllErrorType. */

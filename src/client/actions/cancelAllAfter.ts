@@ -17,7 +17,7 @@ import {
 import { cancelAllAfterMessage } from "../../signing/messages.ts";
 import type { ClientContext } from "../context.ts";
 import { shortDeadline } from "../deadlines.ts";
-import { decodeWith, TolerantCancelAllAfterResponse } from "../decode.ts";
+import { decodeWith, TolerantCancelAllAfterResponse, type DecodeResult } from "../decode.ts";
 import {
   InvalidParameterError,
   type ClientConfigError,
@@ -27,7 +27,7 @@ import {
   type TransportFailedError,
 } from "../errors.ts";
 import { checkInteger } from "../internal/checks.ts";
-import { send, type RequestPlan } from "../internal/send.ts";
+import { PlanBase, send, type Attempt, type RequestPlan, type SignedPart } from "../internal/send.ts";
 
 export interface CancelAllAfterParameters {
   /** 0 disarms; otherwise in [5000, 60000]. */
@@ -46,6 +46,39 @@ export type CancelAllAfterErrorType =
   | InvalidResponseError
   | RequestFailedError;
 
+/** A checked cancelAllAfter: each attempt builds a body with its own nonce and deadline. */
+class CancelAllAfterPlan extends PlanBase<"cancelAllAfter", CancelAllAfterReturnType> {
+  readonly operation = "cancelAllAfter";
+  readonly kind = "CancelAllAfter";
+
+  constructor(
+    private readonly client: ClientContext,
+    private readonly timeoutMs: number,
+    private readonly deadline: number | undefined,
+  ) {
+    super();
+  }
+
+  body({ nowMicros, nonce }: Attempt): CancelAllAfterRequest {
+    return {
+      accountId: this.client.accountId,
+      timeoutMs: this.timeoutMs,
+      signature: "",
+      nonce,
+      signerWallet: this.client.address,
+      deadline: this.deadline ?? shortDeadline(nowMicros),
+    };
+  }
+
+  signed(body: CancelAllAfterRequest): SignedPart {
+    return { kind: "CancelAllAfter", message: cancelAllAfterMessage(body, this.client.signer.config) };
+  }
+
+  decode(payload: unknown): DecodeResult<CancelAllAfterReturnType> {
+    return decodeWith(TolerantCancelAllAfterResponse, payload);
+  }
+}
+
 export function cancelAllAfterPlan(client: ClientContext, parameters: CancelAllAfterParameters): RequestPlan<"cancelAllAfter", CancelAllAfterReturnType> {
   const loose: { timeoutMs?: unknown; deadline?: unknown } = parameters;
   const timeoutMs = checkInteger("timeoutMs", loose.timeoutMs);
@@ -56,21 +89,7 @@ export function cancelAllAfterPlan(client: ClientContext, parameters: CancelAllA
     );
   }
   const deadline = loose.deadline === undefined ? undefined : checkInteger("deadline", loose.deadline);
-  return {
-    operation: "cancelAllAfter",
-    build({ nowMicros, nonce }) {
-      const body: CancelAllAfterRequest = {
-        accountId: client.accountId,
-        timeoutMs,
-        signature: "",
-        nonce,
-        signerWallet: client.address,
-        deadline: deadline ?? shortDeadline(nowMicros),
-      };
-      return { body, signed: { kind: "CancelAllAfter", message: cancelAllAfterMessage(body, client.signer.config) } };
-    },
-    decode: (payload) => decodeWith(TolerantCancelAllAfterResponse, payload),
-  };
+  return new CancelAllAfterPlan(client, timeoutMs, deadline);
 }
 
 /** Arms (timeoutMs > 0) or disarms (0) the switch; resolves with the response, rejects with a CancelAllAfterErrorType. */

@@ -9,7 +9,7 @@ import type { CancelOrderRequest } from "../../spec/requests.ts";
 import { cancelMessage } from "../../signing/messages.ts";
 import type { ClientContext } from "../context.ts";
 import { shortDeadline } from "../deadlines.ts";
-import { decodeWith, TolerantCancelOrderResponse } from "../decode.ts";
+import { decodeWith, TolerantCancelOrderResponse, type DecodeResult } from "../decode.ts";
 import {
   InvalidParameterError,
   type ClientConfigError,
@@ -19,9 +19,10 @@ import {
   type SigningFailedError,
   type TransportFailedError,
 } from "../errors.ts";
-import { signingMarketRef } from "../markets.ts";
+import { signingMarketRef, type MarketEntry } from "../markets.ts";
 import { checkId, checkInteger } from "../internal/checks.ts";
-import { send, type RequestPlan } from "../internal/send.ts";
+import { idFields } from "../internal/ids.ts";
+import { PlanBase, send, type Attempt, type RequestPlan, type SignedPart } from "../internal/send.ts";
 
 export type CancelOrderParameters = {
   /** The order's market (signed as its marketId). */
@@ -65,28 +66,50 @@ function checkTarget(parameters: LooseCancelParameters): { orderId: string } | {
   throw new InvalidParameterError("orderId", "one of orderId or clientOrderId is required");
 }
 
+/** A checked cancelOrder: each attempt builds a body with its own nonce and deadline. */
+class CancelOrderPlan extends PlanBase<"cancelOrder", CancelOrderReturnType> {
+  readonly operation = "cancelOrder";
+  readonly kind = "OrderCancel";
+
+  constructor(
+    private readonly client: ClientContext,
+    private readonly market: MarketEntry,
+    private readonly target: { orderId: string } | { clientOrderId: string },
+    private readonly deadline: number | undefined,
+  ) {
+    super();
+  }
+
+  body({ nowMicros, nonce }: Attempt): CancelOrderRequest {
+    // See idFields for why not one literal.
+    return Object.assign(
+      idFields(this.target),
+      {
+        accountId: this.client.accountId,
+        symbol: this.market.symbol,
+        signature: "",
+        nonce,
+        deadline: this.deadline ?? shortDeadline(nowMicros),
+      },
+    );
+  }
+
+  signed(body: CancelOrderRequest): SignedPart {
+    return { kind: "OrderCancel", message: cancelMessage(body, signingMarketRef(this.market), this.client.signer.config) };
+  }
+
+  decode(payload: unknown): DecodeResult<CancelOrderReturnType> {
+    return decodeWith(TolerantCancelOrderResponse, payload);
+  }
+}
+
 export function cancelOrderPlan(client: ClientContext, parameters: CancelOrderParameters): RequestPlan<"cancelOrder", CancelOrderReturnType> {
   const loose: LooseCancelParameters = parameters;
   if (typeof loose.symbol !== "string") throw new InvalidParameterError("symbol", "symbol must be a string");
   const market = client.markets.require(loose.symbol);
   const target = checkTarget(loose);
   const deadline = loose.deadline === undefined ? undefined : checkInteger("deadline", loose.deadline);
-  const marketRef = signingMarketRef(market);
-  return {
-    operation: "cancelOrder",
-    build({ nowMicros, nonce }) {
-      const body: CancelOrderRequest = {
-        ...target,
-        accountId: client.accountId,
-        symbol: market.symbol,
-        signature: "",
-        nonce,
-        deadline: deadline ?? shortDeadline(nowMicros),
-      };
-      return { body, signed: { kind: "OrderCancel", message: cancelMessage(body, marketRef, client.signer.config) } };
-    },
-    decode: (payload) => decodeWith(TolerantCancelOrderResponse, payload),
-  };
+  return new CancelOrderPlan(client, market, target, deadline);
 }
 
 /** Cancels one order; resolves with the response (status CANCELLED), rejects with a CancelOrderErrorType. */

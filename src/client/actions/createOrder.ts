@@ -16,7 +16,7 @@
 import type { CreateOrderRequest } from "../../spec/requests.ts";
 import { orderMessage } from "../../signing/messages.ts";
 import type { ClientContext } from "../context.ts";
-import { decodeWith, TolerantCreateOrderResponse } from "../decode.ts";
+import { decodeWith, TolerantCreateOrderResponse, type DecodeResult } from "../decode.ts";
 import type {
   ClientConfigError,
   InvalidParameterError,
@@ -26,8 +26,9 @@ import type {
   SigningFailedError,
   TransportFailedError,
 } from "../errors.ts";
-import { checkCreateFlags, checkOrder, orderDeadline, type LooseOrderParameters } from "../internal/order.ts";
-import { send, type RequestPlan } from "../internal/send.ts";
+import { checkCreateFlags, checkOrder, orderDeadline, type CheckedOrder, type CreateFlags, type LooseOrderParameters } from "../internal/order.ts";
+import { PlanBase, send, type Attempt, type RequestPlan, type SignedPart } from "../internal/send.ts";
+import { signingMarketRef } from "../markets.ts";
 
 interface CreateOrderParametersBase {
   /** The market; must be in the client's market directory. */
@@ -101,37 +102,56 @@ export type CreateOrderErrorType =
   | InvalidResponseError
   | RequestFailedError;
 
+/** A checked createOrder: each attempt builds a body with its own nonce and deadline. */
+class CreateOrderPlan extends PlanBase<"createOrder", CreateOrderReturnType> {
+  readonly operation = "createOrder";
+  readonly kind = "Order";
+
+  constructor(
+    private readonly client: ClientContext,
+    private readonly order: CheckedOrder,
+    private readonly flags: CreateFlags,
+  ) {
+    super();
+  }
+
+  body({ nowMicros, nonce }: Attempt): CreateOrderRequest {
+    const { client, order, flags } = this;
+    return {
+      exchangeId: client.exchangeId,
+      symbol: order.market.symbol,
+      accountId: client.accountId,
+      isBuy: order.isBuy,
+      limitPx: order.limitPx,
+      ...(order.qty === undefined ? {} : { qty: order.qty }),
+      orderType: order.orderType,
+      timeInForce: order.timeInForce,
+      ...(order.triggerPx === undefined ? {} : { triggerPx: order.triggerPx }),
+      ...(flags.reduceOnly === undefined ? {} : { reduceOnly: flags.reduceOnly }),
+      ...(flags.postOnly === undefined ? {} : { postOnly: flags.postOnly }),
+      signature: "",
+      nonce,
+      signerWallet: client.address,
+      deadline: orderDeadline(order, nowMicros),
+      ...(order.expiresAfter === undefined ? {} : { expiresAfter: order.expiresAfter }),
+      ...(order.clientOrderId === undefined ? {} : { clientOrderId: order.clientOrderId }),
+    };
+  }
+
+  signed(body: CreateOrderRequest): SignedPart {
+    return { kind: "Order", message: orderMessage(body, signingMarketRef(this.order.market), this.client.signer.config) };
+  }
+
+  decode(payload: unknown): DecodeResult<CreateOrderReturnType> {
+    return decodeWith(TolerantCreateOrderResponse, payload);
+  }
+}
+
 /** Checks the parameters once; each attempt then builds a body with its own nonce and deadline. */
 export function createOrderPlan(client: ClientContext, parameters: CreateOrderParameters): RequestPlan<"createOrder", CreateOrderReturnType> {
   const loose: LooseOrderParameters = parameters;
   const order = checkOrder(client, loose);
-  const flags = checkCreateFlags(order, loose);
-  return {
-    operation: "createOrder",
-    build({ nowMicros, nonce }) {
-      const body: CreateOrderRequest = {
-        exchangeId: client.exchangeId,
-        symbol: order.market.symbol,
-        accountId: client.accountId,
-        isBuy: order.isBuy,
-        limitPx: order.limitPx,
-        ...(order.qty === undefined ? {} : { qty: order.qty }),
-        orderType: order.orderType,
-        timeInForce: order.timeInForce,
-        ...(order.triggerPx === undefined ? {} : { triggerPx: order.triggerPx }),
-        ...(flags.reduceOnly === undefined ? {} : { reduceOnly: flags.reduceOnly }),
-        ...(flags.postOnly === undefined ? {} : { postOnly: flags.postOnly }),
-        signature: "",
-        nonce,
-        signerWallet: client.address,
-        deadline: orderDeadline(order, nowMicros),
-        ...(order.expiresAfter === undefined ? {} : { expiresAfter: order.expiresAfter }),
-        ...(order.clientOrderId === undefined ? {} : { clientOrderId: order.clientOrderId }),
-      };
-      return { body, signed: { kind: "Order", message: orderMessage(body, order.marketRef, client.signer.config) } };
-    },
-    decode: (payload) => decodeWith(TolerantCreateOrderResponse, payload),
-  };
+  return new CreateOrderPlan(client, order, checkCreateFlags(order, loose));
 }
 
 /** Places an order; resolves with the response, rejects with a CreateOrderErrorType. */

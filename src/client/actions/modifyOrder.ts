@@ -24,7 +24,7 @@
 import type { ModifyOrderRequest } from "../../spec/requests.ts";
 import { orderMessage } from "../../signing/messages.ts";
 import type { ClientContext } from "../context.ts";
-import { decodeWith, TolerantModifyOrderResponse } from "../decode.ts";
+import { decodeWith, TolerantModifyOrderResponse, type DecodeResult } from "../decode.ts";
 import {
   InvalidParameterError,
   type ClientConfigError,
@@ -35,8 +35,10 @@ import {
   type TransportFailedError,
 } from "../errors.ts";
 import { checkBoolean, checkId } from "../internal/checks.ts";
-import { checkOrder, orderDeadline, type LooseOrderParameters } from "../internal/order.ts";
-import { send, type RequestPlan } from "../internal/send.ts";
+import { idFields, type OrderIds } from "../internal/ids.ts";
+import { checkOrder, orderDeadline, type CheckedOrder, type LooseOrderParameters } from "../internal/order.ts";
+import { PlanBase, send, type Attempt, type RequestPlan, type SignedPart } from "../internal/send.ts";
+import { signingMarketRef } from "../markets.ts";
 
 /** Which order to modify: by orderId (restating its clientOrderId if it has one), or by a non-zero clientOrderId. */
 export type ModifyOrderLookup = { orderId: string; clientOrderId?: string } | { orderId?: never; clientOrderId: string };
@@ -102,7 +104,7 @@ interface LooseModifyParameters extends LooseOrderParameters {
   orderId?: unknown;
 }
 
-function checkLookup(parameters: LooseModifyParameters): { orderId?: string; clientOrderId?: string } {
+function checkLookup(parameters: LooseModifyParameters): OrderIds {
   const clientOrderId = parameters.clientOrderId === undefined ? undefined : checkId("clientOrderId", parameters.clientOrderId);
   if (parameters.orderId !== undefined) {
     // "0" is a well-formed uint64 but no order's id: checkId reads it as absent.
@@ -114,11 +116,61 @@ function checkLookup(parameters: LooseModifyParameters): { orderId?: string; cli
   return { clientOrderId };
 }
 
+/** A checked modifyOrder: each attempt builds a body with its own nonce and deadline. */
+class ModifyOrderPlan extends PlanBase<"modifyOrder", ModifyOrderReturnType> {
+  readonly operation = "modifyOrder";
+  readonly kind = "Order";
+
+  constructor(
+    private readonly client: ClientContext,
+    private readonly lookup: OrderIds,
+    private readonly order: CheckedOrder,
+    private readonly postOnly: boolean,
+  ) {
+    super();
+  }
+
+  body({ nowMicros, nonce }: Attempt): ModifyOrderRequest {
+    const { client, order } = this;
+    // The lookup first (the input log keeps key order); see idFields for why not one literal.
+    return Object.assign(
+      idFields(this.lookup),
+      {
+        symbol: order.market.symbol,
+        accountId: client.accountId,
+        exchangeId: client.exchangeId,
+        isBuy: order.isBuy,
+        orderType: order.orderType,
+        timeInForce: order.timeInForce,
+        ...(order.triggerPx === undefined ? {} : { triggerPx: order.triggerPx }),
+        reduceOnly: false,
+        limitPx: order.limitPx,
+        ...(order.qty === undefined ? {} : { qty: order.qty }),
+        postOnly: this.postOnly,
+        ...(order.expiresAfter === undefined ? {} : { expiresAfter: order.expiresAfter }),
+        signature: "",
+        nonce,
+        signerWallet: client.address,
+        deadline: orderDeadline(order, nowMicros),
+      },
+    );
+  }
+
+  signed(body: ModifyOrderRequest): SignedPart {
+    return { kind: "Order", message: orderMessage(body, signingMarketRef(this.order.market), this.client.signer.config) };
+  }
+
+  decode(payload: unknown): DecodeResult<ModifyOrderReturnType> {
+    return decodeWith(TolerantModifyOrderResponse, payload);
+  }
+}
+
 export function modifyOrderPlan(client: ClientContext, parameters: ModifyOrderParameters): RequestPlan<"modifyOrder", ModifyOrderReturnType> {
   const loose: LooseModifyParameters = parameters;
   const lookup = checkLookup(loose);
   // The lookup's clientOrderId is handled above; checkOrder would read it as the order's own.
-  const order = checkOrder(client, { ...loose, clientOrderId: undefined });
+  // (Object.assign: a field after a leading spread is slow to add, see idFields.)
+  const order = checkOrder(client, Object.assign({}, loose, { clientOrderId: undefined }));
   if (!order.isTrigger && order.timeInForce === "IOC") {
     throw new InvalidParameterError("timeInForce", 'timeInForce "IOC" cannot be modified: a resting LIMIT is GTC or GTT');
   }
@@ -134,33 +186,7 @@ export function modifyOrderPlan(client: ClientContext, parameters: ModifyOrderPa
     if (loose.postOnly === undefined) throw new InvalidParameterError("postOnly", "postOnly is required: restate the order's postOnly");
     postOnly = checkBoolean("postOnly", loose.postOnly);
   }
-  return {
-    operation: "modifyOrder",
-    build({ nowMicros, nonce }) {
-      const body: ModifyOrderRequest = {
-        ...(lookup.orderId === undefined ? {} : { orderId: lookup.orderId }),
-        ...(lookup.clientOrderId === undefined ? {} : { clientOrderId: lookup.clientOrderId }),
-        symbol: order.market.symbol,
-        accountId: client.accountId,
-        exchangeId: client.exchangeId,
-        isBuy: order.isBuy,
-        orderType: order.orderType,
-        timeInForce: order.timeInForce,
-        ...(order.triggerPx === undefined ? {} : { triggerPx: order.triggerPx }),
-        reduceOnly: false,
-        limitPx: order.limitPx,
-        ...(order.qty === undefined ? {} : { qty: order.qty }),
-        postOnly,
-        ...(order.expiresAfter === undefined ? {} : { expiresAfter: order.expiresAfter }),
-        signature: "",
-        nonce,
-        signerWallet: client.address,
-        deadline: orderDeadline(order, nowMicros),
-      };
-      return { body, signed: { kind: "Order", message: orderMessage(body, order.marketRef, client.signer.config) } };
-    },
-    decode: (payload) => decodeWith(TolerantModifyOrderResponse, payload),
-  };
+  return new ModifyOrderPlan(client, lookup, order, postOnly);
 }
 
 /** Modifies a resting order; resolves with the response, rejects with a ModifyOrderErrorType. */

@@ -16,13 +16,12 @@
  * omitted; passed as true it is refused.
  */
 import type { Micros } from "../../core/time.ts";
-import type { MarketRef } from "../../signing/messages.ts";
 import { ORDER_TYPES, TIME_IN_FORCES } from "../../spec/enums.ts";
 import type { OrderType, TimeInForce } from "../../spec/enums.ts";
 import type { ClientContext } from "../context.ts";
 import { defaultOrderDeadline, GTT_DEADLINE_LEAD_SECONDS, nowSeconds } from "../deadlines.ts";
 import { InvalidParameterError } from "../errors.ts";
-import { signingMarketRef, type MarketEntry } from "../markets.ts";
+import type { MarketEntry } from "../markets.ts";
 import { checkAbsent, checkBoolean, checkDecimal, checkId, checkInteger, checkNotTrue, checkOneOf } from "./checks.ts";
 
 /** Every order parameter, as JavaScript may hand it over (the typed unions are checked again at run time). */
@@ -41,10 +40,9 @@ export interface LooseOrderParameters {
   deadline?: unknown;
 }
 
-/** A checked order: the wire values to send, and the market to sign for. */
+/** A checked order: the wire values to send, and the market (to sign for). */
 export interface CheckedOrder {
   readonly market: MarketEntry;
-  readonly marketRef: MarketRef;
   readonly isBuy: boolean;
   readonly orderType: OrderType;
   readonly timeInForce: TimeInForce;
@@ -99,7 +97,6 @@ export function checkOrder(client: ClientContext, parameters: LooseOrderParamete
   }
   return {
     market,
-    marketRef: signingMarketRef(market),
     isBuy,
     orderType,
     timeInForce,
@@ -113,8 +110,14 @@ export function checkOrder(client: ClientContext, parameters: LooseOrderParamete
   };
 }
 
+/** The two booleans a createOrder sends, each when it applies. */
+export interface CreateFlags {
+  reduceOnly?: boolean;
+  postOnly?: boolean;
+}
+
 /** The rules of the two booleans on a createOrder (see the table above); returns the values to send. */
-export function checkCreateFlags(order: CheckedOrder, parameters: LooseOrderParameters): { reduceOnly?: boolean; postOnly?: boolean } {
+export function checkCreateFlags(order: CheckedOrder, parameters: LooseOrderParameters): CreateFlags {
   if (order.isTrigger) {
     checkNotTrue("reduceOnly", parameters.reduceOnly, TRIGGER_RULE);
     checkNotTrue("postOnly", parameters.postOnly, TRIGGER_RULE);

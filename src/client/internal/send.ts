@@ -2,7 +2,9 @@
  * The one path every action sends through: per attempt, read the clock,
  * draw a fresh nonce, build the body and its message, sign, hand the body
  * to the transport; then decode the answer, and on a RequestError ask the
- * retry policy whether to wait and go again.
+ * retry policy whether to wait and go again. Two shortcuts, for the
+ * simulator: a signer's fixed signature (signer.ts) skips the message and
+ * the signing, and a `typed` answer (transport.ts) the decoding.
  *
  * Synchronous hand-off: with a synchronous signer, nothing is awaited before
  * `transport.request` is called, so the request leaves within the action
@@ -19,7 +21,7 @@ import type { Micros } from "../../core/time.ts";
 import { SIGNATURE_PATTERN } from "../../spec/scalars.ts";
 import type { SignedKind, SignedMessages } from "../../signing/types.ts";
 import type { ClientContext } from "../context.ts";
-import { decodeRequestError, type DecodeResult } from "../decode.ts";
+import { decodeRequestError, type DecodeResult, type TolerantRequestError } from "../decode.ts";
 import { InvalidResponseError, RequestFailedError, SigningFailedError, TransportFailedError } from "../errors.ts";
 import type { NonceManager } from "../nonce.ts";
 import { retryDelayMs } from "../retry.ts";
@@ -41,11 +43,44 @@ export interface BuiltRequest<Op extends OrderEntryOperation> {
   readonly signed: SignedPart;
 }
 
-/** A request once its parameters are checked: builds a fresh body per attempt. */
+/**
+ * A request once its parameters are checked: builds a fresh body per
+ * attempt, and the message that signs it. The two are separate steps so
+ * that a client whose signer has a fixed signature (signer.ts) does not
+ * build a message nobody reads; `build` does both, for callers that sign
+ * bodies themselves.
+ */
 export interface RequestPlan<Op extends OrderEntryOperation, Result> {
   readonly operation: Op;
+  /** The kind of message that signs the request. */
+  readonly kind: SignedKind;
+  /** The body of one attempt, `signature` empty. */
+  body(attempt: Attempt): OrderEntryRequestBodies[Op];
+  /** The message that signs `body` (a body this plan built). */
+  signed(body: OrderEntryRequestBodies[Op]): SignedPart;
+  /** `body`, then `signed` of it. */
   build(attempt: Attempt): BuiltRequest<Op>;
   decode(payload: unknown): DecodeResult<Result>;
+}
+
+/**
+ * What the actions' plans share: `build` from `body` and `signed`. The
+ * plans are classes, not object literals of closures, because they are
+ * made once per action call (several per agent event in a simulation), and
+ * a literal's closures cost an allocation each (and a naming call each
+ * under tsx, which keeps function names).
+ */
+export abstract class PlanBase<Op extends OrderEntryOperation, Result> implements RequestPlan<Op, Result> {
+  abstract readonly operation: Op;
+  abstract readonly kind: SignedKind;
+  abstract body(attempt: Attempt): OrderEntryRequestBodies[Op];
+  abstract signed(body: OrderEntryRequestBodies[Op]): SignedPart;
+  abstract decode(payload: unknown): DecodeResult<Result>;
+
+  build(attempt: Attempt): BuiltRequest<Op> {
+    const body = this.body(attempt);
+    return { body, signed: this.signed(body) };
+  }
 }
 
 function callSigner(signer: ClientSigner, signed: SignedPart): Hex | Promise<Hex> {
@@ -103,18 +138,22 @@ function transmit<Op extends OrderEntryOperation>(client: ClientContext, operati
 function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<OrderEntryResponse> {
   const nowMicros = client.clock.now();
   const nonce = client.nonces.next();
-  const { body, signed } = plan.build({ nowMicros, nonce });
-  let signing: Hex | Promise<Hex>;
-  try {
-    signing = callSigner(client.signer, signed);
-  } catch (cause) {
-    return Promise.reject(new SigningFailedError(signed.kind, { cause }));
+  const body = plan.body({ nowMicros, nonce });
+  // A fixed signature (signer.ts): the message is not built, the signer not called.
+  let signing: Hex | Promise<Hex> | undefined = client.signer.fixedSignature;
+  if (signing === undefined) {
+    const signed = plan.signed(body);
+    try {
+      signing = callSigner(client.signer, signed);
+    } catch (cause) {
+      return Promise.reject(new SigningFailedError(signed.kind, { cause }));
+    }
   }
   const handoff = handoffOf(client);
   if (typeof signing === "string" && handoff.pending === 0) {
     let signature: Hex;
     try {
-      signature = checkedSignature(signed.kind, signing);
+      signature = checkedSignature(plan.kind, signing);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -134,9 +173,9 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
     try {
       let signature: Hex;
       try {
-        signature = checkedSignature(signed.kind, await asyncSigning);
+        signature = checkedSignature(plan.kind, await asyncSigning);
       } catch (cause) {
-        throw cause instanceof SigningFailedError ? cause : new SigningFailedError(signed.kind, { cause });
+        throw cause instanceof SigningFailedError ? cause : new SigningFailedError(plan.kind, { cause });
       }
       await previous;
       body.signature = signature;
@@ -152,16 +191,24 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
 export async function send<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
     const response = await sendAttempt(client, plan);
+    // A `typed` answer (transport.ts: an in-process Exchange's) is already of its type: it is not decoded.
     if (response.ok) {
+      if (response.typed === true) return response.payload as Result;
       const decoded = plan.decode(response.payload);
       if (!decoded.ok) throw new InvalidResponseError(plan.operation, response.payload, decoded.issues);
       return decoded.value;
     }
-    const error = decodeRequestError(response.error);
-    if (!error.ok) throw new InvalidResponseError(plan.operation, response.error, error.issues);
+    let error: TolerantRequestError;
+    if (response.typed === true) {
+      error = response.error as TolerantRequestError;
+    } else {
+      const decoded = decodeRequestError(response.error);
+      if (!decoded.ok) throw new InvalidResponseError(plan.operation, response.error, decoded.issues);
+      error = decoded.value;
+    }
     const retry = client.retry;
-    const delayMs = retry === undefined ? undefined : retryDelayMs(retry.policy, error.value, attempt, retry.random);
-    if (retry === undefined || delayMs === undefined) throw new RequestFailedError(plan.operation, error.value, attempt);
+    const delayMs = retry === undefined ? undefined : retryDelayMs(retry.policy, error, attempt, retry.random);
+    if (retry === undefined || delayMs === undefined) throw new RequestFailedError(plan.operation, error, attempt);
     await retry.sleep(delayMs);
   }
 }
