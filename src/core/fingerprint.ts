@@ -48,6 +48,7 @@ function serialize(value: unknown): string {
       const layout = layoutOf(Object.keys(record));
       const keys = layout.keys;
       const prefixes = layout.prefixes;
+      const commaPrefixes = layout.commaPrefixes;
       let out = "{";
       let first = true;
       for (let i = 0; i < keys.length; i++) {
@@ -57,7 +58,7 @@ function serialize(value: unknown): string {
           out += prefixes[i]!;
           first = false;
         } else {
-          out += "," + prefixes[i]!;
+          out += commaPrefixes[i]!;
         }
         out += serialize(member);
       }
@@ -69,14 +70,20 @@ function serialize(value: unknown): string {
 }
 
 /**
- * An object's keys in canonical order, each with its quoted `"key":` text,
- * the key list it was made from, and the next layout whose list starts with
- * the same key.
+ * An object's keys in canonical order, each with its quoted `"key":` text
+ * (and the same after a comma, so that a member costs one concatenation
+ * fewer: cachegrind counted ~3.5% fewer instructions per record
+ * fingerprinted, and 0.8% fewer for a whole 20-minute default run), the key
+ * list it was made from, and the next layout whose list starts with the same
+ * key. (Also ending the prefixes with a string value's opening quote, to
+ * save one more, was fewer instructions per record alone but more in the
+ * run.)
  */
 interface Layout {
   readonly source: readonly string[];
   readonly keys: readonly string[];
   readonly prefixes: readonly string[];
+  readonly commaPrefixes: readonly string[];
   readonly next: Layout | undefined;
   /** Layouts in the chain from this one on. */
   readonly chainLength: number;
@@ -107,7 +114,9 @@ function layoutOf(keys: string[]): Layout {
   }
   const previous = layouts.get(first);
   const next = previous === undefined || previous.chainLength >= CHAIN_MAX ? undefined : previous;
-  const layout: Layout = { source: keys, keys: sorted, prefixes: sorted.map((key) => JSON.stringify(key) + ":"), next, chainLength: (next?.chainLength ?? 0) + 1 };
+  const prefixes = sorted.map((key) => JSON.stringify(key) + ":");
+  const commaPrefixes = prefixes.map((prefix) => "," + prefix);
+  const layout: Layout = { source: keys, keys: sorted, prefixes, commaPrefixes, next, chainLength: (next?.chainLength ?? 0) + 1 };
   layouts.set(first, layout);
   layoutCount++;
   return layout;

@@ -25,6 +25,9 @@ export class MarketUnits {
   readonly minOrderLots: number;
   /** The value of one tick x one lot: the unit of open-order notional sums. */
   readonly notionalUnit: Dec;
+  /** Wire texts of recent prices and quantities, by count of ticks and of lots (see cachedText). */
+  private readonly priceTexts = new Map<number, string>();
+  private readonly qtyTexts = new Map<number, string>();
 
   constructor(readonly spec: MarketSpec) {
     this.tickSize = parseUnsigned(spec.tickSize, "tickSize");
@@ -57,17 +60,36 @@ export class MarketUnits {
   }
 
   formatPrice(ticks: number): string {
-    return formatDecimal(fromUnits(ticks, this.tickSize));
+    return cachedText(this.priceTexts, ticks, this.tickSize);
   }
 
   formatQty(lots: number): string {
-    return formatDecimal(fromUnits(lots, this.qtyStepSize));
+    return cachedText(this.qtyTexts, lots, this.qtyStepSize);
   }
 
   /** The quote-currency value of a sum of ticks x lots. */
   notional(tickLots: bigint): Dec {
     return this.notionalUnit.mul(tickLots.toString());
   }
+}
+
+/** Entries per text table; a full table starts over. */
+const TEXTS_MAX = 4096;
+
+/**
+ * The wire text of `units` steps, remembered: rows, responses and depth
+ * format the same few prices and quantities over and over, and the text is a
+ * pure function of the count and the step, so one string serves every call
+ * (decimal.js's toFixed costs several times the lookup).
+ */
+function cachedText(texts: Map<number, string>, units: number, step: Dec): string {
+  let text = texts.get(units);
+  if (text === undefined) {
+    text = formatDecimal(fromUnits(units, step));
+    if (texts.size >= TEXTS_MAX) texts.clear();
+    texts.set(units, text);
+  }
+  return text;
 }
 
 function convert(text: string, step: Dec, field: string, stepName: string): UnitsResult {

@@ -180,12 +180,22 @@ export interface WireDepth {
 /** A depth view (REST, stream snapshot or stream update) on the wire. */
 export function depthMessage(market: Market, levels: DepthLevels, type: WireDepth["type"]): WireDepth {
   const units = market.units;
-  const format = (level: DepthLevel) => ({ px: units.formatPrice(level.priceTicks), qty: units.formatQty(level.qtyLots) });
   return {
     symbol: market.symbol,
     type,
-    bids: levels.bids.map(format),
-    asks: levels.asks.map(format),
+    bids: depthSide(units, levels.bids),
+    asks: depthSide(units, levels.asks),
     updatedAt: microsToMillis(market.book.depthUpdatedAtMicros),
   };
+}
+
+/**
+ * One side's levels on the wire. A module function, not a closure made per
+ * message: the run loader (tsx, esbuild's keepNames) wraps every function
+ * expression in a `__name` call that defines its name, paid each time one is made.
+ */
+function depthSide(units: Market["units"], levels: readonly DepthLevel[]): { px: string; qty: string }[] {
+  const wire: { px: string; qty: string }[] = [];
+  for (const level of levels) wire.push({ px: units.formatPrice(level.priceTicks), qty: units.formatQty(level.qtyLots) });
+  return wire;
 }

@@ -198,14 +198,23 @@ function spotOutflows(state: RiskState, market: SpotMarketState, fill: SpotFill,
 
 function checkSpotFill(state: RiskState, market: SpotMarketState, fill: SpotFill): FillVerdict {
   const outflows = spotOutflows(state, market, fill, false);
-  // The maker's own reservation covers its fill, so reservations are not subtracted here.
-  const short = (outflow: (typeof outflows)[number]) => {
+  if (paysShort(outflows, fill.maker)) return "cancel-maker";
+  return paysShort(outflows, fill.taker) ? "reject-taker" : "ok";
+}
+
+/**
+ * Whether `account` lacks the balance for one of its outflows. The maker's
+ * own reservation covers its fill, so reservations are not subtracted here.
+ * (A module function: a closure per fill would also pay the run loader's
+ * `__name` wrapper each time it is made.)
+ */
+function paysShort(outflows: readonly { account: AccountState; asset: AssetState; amount: Money }[], account: AccountState): boolean {
+  for (const outflow of outflows) {
+    if (outflow.account !== account) continue;
     const balance = outflow.account.balances.get(outflow.asset.config.symbol);
-    return (balance === undefined ? 0n : balance.balance - balance.pendingOut) < outflow.amount;
-  };
-  const makerShort = outflows.some((outflow) => outflow.account === fill.maker && short(outflow));
-  if (makerShort) return "cancel-maker";
-  return outflows.some((outflow) => outflow.account === fill.taker && short(outflow)) ? "reject-taker" : "ok";
+    if ((balance === undefined ? 0n : balance.balance - balance.pendingOut) < outflow.amount) return true;
+  }
+  return false;
 }
 
 function belowIM(account: AccountState, failure: MarginShortfall): BustReason {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NonceBook } from "../../src/exchange/gateway/nonces.ts";
 
@@ -29,5 +30,21 @@ describe("NonceBook", () => {
     expect(book.check("0x0000000000000000000000000000000000000001", "1").ok).toBe(true);
     expect(book.check(signer, (2n ** 70n + 1n).toString()).ok).toBe(true);
     expect(book.check(signer, "12a").ok).toBe(false);
+  });
+});
+
+describe("NonceBook.checkValue", () => {
+  it("gives the verdict of check on the nonce's decimal text, before and after accepts", () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 0n, max: 2n ** 80n }), { minLength: 1, maxLength: 12 }), (nonces) => {
+        const book = new NonceBook();
+        for (const nonce of nonces) {
+          const byValue = book.checkValue(signer, nonce);
+          expect(byValue).toEqual(book.check(signer, nonce.toString()));
+          if (byValue.ok) book.accept(signer, nonce);
+        }
+      }),
+      { seed: 42, numRuns: 300 },
+    );
   });
 });

@@ -11,7 +11,11 @@ export class NonceBook {
 
   check(signer: string, nonceText: string): NonceCheck {
     if (!/^\d+$/.test(nonceText)) return { ok: false, message: `nonce "${nonceText}" is not a decimal integer` };
-    const nonce = BigInt(nonceText);
+    return this.checkValue(signer, BigInt(nonceText));
+  }
+
+  /** `check` of a nonce already parsed from its decimal text (a validated request carries it), without parsing it again. */
+  checkValue(signer: string, nonce: bigint): NonceCheck {
     if (nonce === 0n) return { ok: false, message: 'nonce "0" is not allowed: nonces start above 0' };
     const last = this.highest.get(signer.toLowerCase());
     if (last !== undefined && nonce <= last) {

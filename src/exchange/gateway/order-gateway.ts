@@ -39,7 +39,7 @@ import type { Micros } from "../../core/time.ts";
 import type { Engine } from "../../engine/engine.ts";
 import type { Order as EngineOrder } from "../../engine/order.ts";
 import { cancelAllAfterResponse, cancelResponse, orderResponse } from "../../engine/wire.ts";
-import type { EngineError, EngineResult } from "../../engine/types.ts";
+import type { CreateOrderCommand, EngineError, EngineResult } from "../../engine/types.ts";
 import type { RiskEngine } from "../../risk/risk.ts";
 import type { RequestError } from "../../spec/errors.ts";
 import type { OrderEntryOperation } from "../../spec/exec-envelopes.ts";
@@ -60,7 +60,7 @@ import {
   validateModifyOrder,
 } from "./validate/structure.ts";
 import type { GridUnits } from "./validate/market-rules.ts";
-import type { ValidatedCreateOrder, ValidatedModifyOrder, ValidationContext } from "./validate/types.ts";
+import type { Mutable, ValidatedCreateOrder, ValidatedModifyOrder, ValidationContext } from "./validate/types.ts";
 
 export type GatewayAnswer = { ok: true; payload: Record<string, unknown> } | { ok: false; error: RequestError };
 
@@ -125,14 +125,16 @@ export class OrderGateway {
     if (!auth.ok) return auth;
     const signer = auth.signer;
 
-    const limits = this.nonceDeadlineAndRate(value, signer, now);
+    // The signer's tier is an admin setting, so its limits hold for the whole request: read once.
+    const bucket = bucketOf(op);
+    const rateLimits = bucket === undefined ? undefined : this.rateLimitsOf(signer);
+    const limits = this.nonceDeadlineAndRate(value, signer, rateLimits, now);
     if (limits !== null) return { ok: false, error: limits };
 
     const answer = this.execute(value, signer, now);
     if (answer.ok) {
       this.nonces.accept(signer, value.nonce);
-      const bucket = bucketOf(op);
-      if (bucket !== undefined) this.rateLimiter.record(signer, bucket, this.rateLimitsOf(signer), now);
+      if (bucket !== undefined) this.rateLimiter.record(signer, bucket, rateLimits!, now);
     }
     return answer;
   }
@@ -211,14 +213,15 @@ export class OrderGateway {
 
   // -- stage 3 and the first limit ----------------------------------------------
 
-  private nonceDeadlineAndRate(value: Validated, signer: string, now: Micros): Stage {
-    const nonce = this.nonces.check(signer, value.nonceText);
+  /** `rateLimits` are the signer's, present exactly when the operation counts in a rate bucket. */
+  private nonceDeadlineAndRate(value: Validated, signer: string, rateLimits: RateLimits | undefined, now: Micros): Stage {
+    const nonce = this.nonces.checkValue(signer, value.nonce);
     if (!nonce.ok) return { error: "INVALID_NONCE_ERROR", message: nonce.message };
     const deadline = checkDeadline(value, value.deadline, now);
     if (!deadline.ok) return deadline.error;
     const bucket = bucketOf(value.operation);
     if (bucket !== undefined) {
-      const rate = this.rateLimiter.check(signer, bucket, this.rateLimitsOf(signer), now);
+      const rate = this.rateLimiter.check(signer, bucket, rateLimits!, now);
       if (!rate.ok) {
         return {
           error: "RATE_LIMITED_ERROR",
@@ -341,8 +344,9 @@ export class OrderGateway {
     this.ownerIdsSeen.set(signer.toLowerCase(), id);
   }
 
-  private orderCommand(value: ValidatedCreateOrder | ValidatedModifyOrder, units: GridUnits, ownerId: number, now: Micros) {
-    return {
+  /** The engine command of a create, or the common part of a modify's: members in a fixed order, the optional ones only when they apply. */
+  private orderCommand(value: ValidatedCreateOrder | ValidatedModifyOrder, units: GridUnits, ownerId: number, now: Micros): CreateOrderCommand {
+    const command: Mutable<CreateOrderCommand> = {
       atMicros: now,
       marketId: value.market.marketId,
       exchangeId: value.exchangeId,
@@ -352,18 +356,19 @@ export class OrderGateway {
       orderType: value.orderType,
       timeInForce: value.timeInForce,
       priceTicks: units.priceTicks,
-      ...(units.qtyLots === undefined ? {} : { qtyLots: units.qtyLots }),
-      ...(units.triggerTicks === undefined ? {} : { triggerTicks: units.triggerTicks }),
-      reduceOnly: value.reduceOnly,
-      postOnly: value.postOnly,
-      ...(value.clientOrderId === undefined ? {} : { clientOrderId: value.clientOrderId }),
-      ...(value.expiresAfter === undefined ? {} : { expiresAfterSec: value.expiresAfter }),
-      deadlineSec: value.deadline,
     };
+    if (units.qtyLots !== undefined) command.qtyLots = units.qtyLots;
+    if (units.triggerTicks !== undefined) command.triggerTicks = units.triggerTicks;
+    command.reduceOnly = value.reduceOnly;
+    command.postOnly = value.postOnly;
+    if (value.clientOrderId !== undefined) command.clientOrderId = value.clientOrderId;
+    if (value.expiresAfter !== undefined) command.expiresAfterSec = value.expiresAfter;
+    command.deadlineSec = value.deadline;
+    return command;
   }
 
   /** Open-order caps of the signer's tier (spec 8.2), for orders that would rest. */
-  private checkCaps(value: ValidatedCreateOrder | ValidatedModifyOrder, command: ReturnType<OrderGateway["orderCommand"]>, signer: string): Stage {
+  private checkCaps(value: ValidatedCreateOrder | ValidatedModifyOrder, command: CreateOrderCommand, signer: string): Stage {
     const { engine } = this.deps;
     const caps = this.capsOf(signer);
     if (caps.countMax === undefined && caps.notionalMax === undefined) return null;

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateCreateOrder } from "../../../src/exchange/gateway/validate/create-order.ts";
 import { checkDeadline, type DeadlineSubject, isDeadlineCapped } from "../../../src/exchange/gateway/validate/deadline.ts";
@@ -102,5 +103,42 @@ describe("checkDeadline takes a validated request", () => {
   it("throws on arguments that no validated request can carry (a caller bug)", () => {
     expect(() => checkDeadline(IOC, 1.5, NOW_MICROS)).toThrow(RangeError);
     expect(() => checkDeadline(IOC, NOW_S, 0.5)).toThrow(RangeError);
+  });
+});
+
+describe("checkDeadline: the safe-integer fast path agrees with exact arithmetic", () => {
+  // The verdict, computed here in bigint: past, then (capped only) more than 600 s ahead.
+  function exactVerdict(op: DeadlineSubject, deadlineSeconds: number, nowMicros: number): "ok" | "past" | "high" {
+    const deadline = BigInt(deadlineSeconds) * 1_000_000n;
+    const now = BigInt(nowMicros);
+    if (deadline < now) return "past";
+    if (isDeadlineCapped(op) && deadline > now + 600_000_000n) return "high";
+    return "ok";
+  }
+  const verdictOf = (check: ReturnType<typeof checkDeadline>) =>
+    check.ok ? "ok" : check.error.error === "ORDER_DEADLINE_PASSED_ERROR" ? "past" : "high";
+
+  it("near now, near the horizon, and near the largest safe integers", () => {
+    // Safe-integer bounds of the fast path: deadline x 10^6 and now + 600 s must stay exact.
+    const maxDeadline = Math.floor(Number.MAX_SAFE_INTEGER / 1_000_000);
+    const maxNow = Number.MAX_SAFE_INTEGER - 600_000_000;
+    const nowMicros = fc.oneof(
+      fc.constantFrom(NOW_MICROS, maxNow - 1, maxNow, maxNow + 1, Number.MAX_SAFE_INTEGER),
+      fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+    );
+    const offsetSeconds = fc.oneof(fc.constantFrom(-1, 0, 1, 599, 600, 601), fc.integer({ min: -10_000, max: 10_000 }));
+    // now + 600 s is past 2^53 here, so in doubles it rounds: a deadline 1 us beyond the horizon must still be too high.
+    const roundingNow = 9_007_199_255_000_000 - 600_000_001;
+    expect(verdictOf(checkDeadline(CANCEL, 9_007_199_255, roundingNow))).toBe("high");
+    expect(exactVerdict(CANCEL, 9_007_199_255, roundingNow)).toBe("high");
+    fc.assert(
+      fc.property(fc.constantFrom(...ALL), nowMicros, offsetSeconds, fc.boolean(), ([, op], now, offset, nearMaxDeadline) => {
+        const base = nearMaxDeadline ? maxDeadline : Math.floor(now / 1_000_000);
+        const deadline = base + offset;
+        if (deadline < 0 || !Number.isSafeInteger(deadline)) return;
+        expect(verdictOf(checkDeadline(op, deadline, now))).toBe(exactVerdict(op, deadline, now));
+      }),
+      { seed: 42, numRuns: 3_000 },
+    );
   });
 });

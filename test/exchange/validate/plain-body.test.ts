@@ -66,6 +66,36 @@ describe("parsePlainBody accepts only what the schema accepts, and builds the sa
     });
   }
 
+  it("builds the same object whether the members come in schema order (the copy) or not (member by member)", () => {
+    for (const { schema, bodies } of SCHEMAS) {
+      for (const body of bodies) {
+        const inOrder = parsePlainBody(schema, body);
+        const reversed = Object.fromEntries(Object.entries(body).reverse());
+        const shuffled = parsePlainBody(schema, { ...reversed, extra: 1 });
+        expect(inOrder).toBeDefined();
+        expect(Object.keys(inOrder!)).toEqual(Object.keys(schema.parse(body)));
+        expect(shuffled).toStrictEqual(schema.parse({ ...reversed, extra: 1 }));
+        expect(shuffled).toStrictEqual({ ...inOrder, extra: 1 });
+      }
+    }
+  });
+
+  it("leaves a symbol-keyed member out, and keeps a non-enumerable schema member, as zod does", () => {
+    const tag = Symbol("tag");
+    const withSymbol = { ...createGtc, [tag]: "x" };
+    const plain = parsePlainBody(CreateOrderRequest, withSymbol);
+    expect(plain).toBeDefined();
+    expect(Object.getOwnPropertySymbols(plain!)).toEqual([]);
+    expect(plain).toStrictEqual(CreateOrderRequest.parse(createGtc));
+
+    const hidden: Record<string, unknown> = { ...createGtc };
+    Object.defineProperty(hidden, "symbol", { value: createGtc.symbol, enumerable: false, writable: true, configurable: true });
+    const fromHidden = parsePlainBody(CreateOrderRequest, hidden);
+    expect(fromHidden).toBeDefined();
+    expect(fromHidden!.symbol).toBe(createGtc.symbol);
+    expect(fromHidden).toStrictEqual(CreateOrderRequest.parse(hidden));
+  });
+
   it("steps aside for what is not a plain object", () => {
     for (const body of [null, undefined, 1, "x", [createGtc], new Map(), Object.create(null)]) expect(parsePlainBody(CreateOrderRequest, body)).toBeUndefined();
   });

@@ -24,7 +24,6 @@ import type { RequestError } from "../../../spec/errors.ts";
 import { quote, requestError } from "./errors.ts";
 import { canonicalUint, isZeroUint, parseSchema } from "./fields.ts";
 import {
-  buildOrderState,
   checkExpiresAfter,
   checkLimitPx,
   checkQty,
@@ -34,6 +33,7 @@ import {
   orderLabel,
   type ResolvedOrderFields,
   resolveOrderFields,
+  withOrderState,
 } from "./order-rules.ts";
 import type { Validation, ValidatedCreateOrder, ValidationContext } from "./types.ts";
 
@@ -47,12 +47,12 @@ export function validateCreateOrder(body: unknown, context: ValidationContext): 
   const error = createRuleError(request, resolved.value);
   if (error !== undefined) return { ok: false, error };
   const reduceOnlySupported = supportsReduceOnly(request, resolved.value);
-  const state = buildOrderState(request, resolved.value, {
+  const value = withOrderState({ operation: "createOrder" as const, request }, request, resolved.value, {
     reduceOnly: reduceOnlySupported ? request.reduceOnly === true : false,
     postOnly: isTriggerType(request.orderType) ? false : request.postOnly === true,
     clientOrderId: request.clientOrderId === undefined ? undefined : canonicalUint(request.clientOrderId),
   });
-  return { ok: true, value: { operation: "createOrder", request, ...state } };
+  return { ok: true, value };
 }
 
 function createRuleError(request: CreateOrderRequest, resolved: ResolvedOrderFields): RequestError | undefined {

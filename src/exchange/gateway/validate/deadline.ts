@@ -44,11 +44,24 @@ export function isDeadlineCapped(op: DeadlineSubject): boolean {
   }
 }
 
+const HORIZON_MICROS = DEADLINE_HORIZON_SECONDS_MAX * MICROS_PER_SECOND;
+/** Bounds within which deadline x 10^6 and now + the horizon are safe integers. */
+const EXACT_DEADLINE_SECONDS_MAX = Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_SECOND);
+const EXACT_NOW_MICROS_MAX = Number.MAX_SAFE_INTEGER - HORIZON_MICROS;
+
 /** Checks `deadlineSeconds` (Unix s) against `nowMicros` (virtual time); the first failure wins: past, then too high. */
 export function checkDeadline(op: DeadlineSubject, deadlineSeconds: number, nowMicros: Micros): Check {
   assertMicros(nowMicros, "nowMicros");
   if (!Number.isSafeInteger(deadlineSeconds) || deadlineSeconds < 0) {
     throw new RangeError(`deadlineSeconds must be a validated non-negative safe integer, got ${deadlineSeconds}`);
+  }
+  if (deadlineSeconds <= EXACT_DEADLINE_SECONDS_MAX && nowMicros <= EXACT_NOW_MICROS_MAX) {
+    // Every figure here is a safe integer, so numbers compare exactly: the
+    // verdict of the bigint code below, without its allocations. A failure
+    // goes on to that code, which words the message.
+    const deadlineMicrosExact = deadlineSeconds * MICROS_PER_SECOND;
+    const tooHigh = isDeadlineCapped(op) && deadlineMicrosExact > nowMicros + HORIZON_MICROS;
+    if (deadlineMicrosExact >= nowMicros && !tooHigh) return { ok: true };
   }
   const deadlineMicros = BigInt(deadlineSeconds) * BigInt(MICROS_PER_SECOND);
   const now = BigInt(nowMicros);

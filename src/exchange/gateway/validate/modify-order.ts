@@ -32,19 +32,18 @@ import { ModifyOrderRequest } from "../../../spec/requests.ts";
 import { quote, requestError } from "./errors.ts";
 import { canonicalUint, isZeroUint, orderLookup, parseSchema } from "./fields.ts";
 import {
-  buildOrderState,
   checkExpiresAfter,
   checkLimitPx,
   checkQty,
   checkTriggerMarket,
   checkTriggerPx,
-  firstError,
   isTriggerType,
   orderLabel,
   type ResolvedOrderFields,
   resolveOrderFields,
+  withOrderState,
 } from "./order-rules.ts";
-import type { Validation, ValidatedModifyOrder, ValidationContext } from "./types.ts";
+import type { OrderLookup, Validation, ValidatedModifyOrder, ValidationContext } from "./types.ts";
 
 /** Validates the structure of a modifyOrder body; never throws on any input. */
 export function validateModifyOrder(body: unknown, context: ValidationContext): Validation<ValidatedModifyOrder> {
@@ -59,31 +58,29 @@ export function validateModifyOrder(body: unknown, context: ValidationContext): 
   if (error !== undefined) return { ok: false, error };
   const clientOrderId =
     request.clientOrderId === undefined || isZeroUint(request.clientOrderId) ? undefined : canonicalUint(request.clientOrderId);
-  const state = buildOrderState(request, resolved.value, { reduceOnly: false, postOnly: request.postOnly, clientOrderId });
-  return {
-    ok: true,
-    value: {
-      operation: "modifyOrder",
-      request,
-      lookup: lookup.value,
-      ...(request.orderId === undefined ? {} : { orderId: canonicalUint(request.orderId) }),
-      ...state,
-    },
+  const head: { operation: "modifyOrder"; request: ModifyOrderRequest; lookup: OrderLookup; orderId?: string } = {
+    operation: "modifyOrder",
+    request,
+    lookup: lookup.value,
   };
+  if (request.orderId !== undefined) head.orderId = canonicalUint(request.orderId);
+  const value = withOrderState(head, request, resolved.value, { reduceOnly: false, postOnly: request.postOnly, clientOrderId });
+  return { ok: true, value };
 }
 
 function modifyRuleError(request: ModifyOrderRequest, resolved: ResolvedOrderFields): RequestError | undefined {
   const { orderType, timeInForce } = request;
-  return firstError([
-    () => checkTriggerMarket(orderType, resolved.market),
-    () => checkModifiableTimeInForce(request),
-    () => checkQty(orderType, resolved.qty),
-    () => checkLimitPx(resolved.limitPx),
-    () => checkTriggerPx(orderType, resolved.triggerPx),
-    () => checkModifyFlag("reduceOnly", request.reduceOnly, request),
-    () => (isTriggerType(orderType) ? checkModifyFlag("postOnly", request.postOnly, request) : undefined),
-    () => checkExpiresAfter(orderType, timeInForce, request.expiresAfter, request.deadline),
-  ]);
+  // In precedence order, the first rejection wins (a chain, not a list of closures made per request).
+  return (
+    checkTriggerMarket(orderType, resolved.market) ??
+    checkModifiableTimeInForce(request) ??
+    checkQty(orderType, resolved.qty) ??
+    checkLimitPx(resolved.limitPx) ??
+    checkTriggerPx(orderType, resolved.triggerPx) ??
+    checkModifyFlag("reduceOnly", request.reduceOnly, request) ??
+    (isTriggerType(orderType) ? checkModifyFlag("postOnly", request.postOnly, request) : undefined) ??
+    checkExpiresAfter(orderType, timeInForce, request.expiresAfter, request.deadline)
+  );
 }
 
 function checkModifiableTimeInForce(request: ModifyOrderRequest): RequestError | undefined {

@@ -10,7 +10,7 @@ import type { OrderType, TimeInForce } from "../../../spec/enums.ts";
 import type { RequestError } from "../../../spec/errors.ts";
 import { aOrAn, quote, requestError } from "./errors.ts";
 import { checkExchangeId, parseDecimal, parseOptionalDecimal, resolveSymbol, wireInteger } from "./fields.ts";
-import type { DecimalField, MarketRef, Validation, ValidatedOrderState, ValidationContext } from "./types.ts";
+import type { DecimalField, MarketRef, Mutable, Validation, ValidatedOrderState, ValidationContext } from "./types.ts";
 
 /** The fields that a createOrder and a modifyOrder request both carry, as their schemas infer them. */
 export interface OrderFields {
@@ -68,15 +68,10 @@ export function resolveOrderFields(request: OrderFields, context: ValidationCont
   if (exchangeError !== undefined) return { ok: false, error: exchangeError };
   const market = resolveSymbol(request.symbol, context);
   if (!market.ok) return market;
-  return {
-    ok: true,
-    value: {
-      market: market.value,
-      limitPx: limitPx.value,
-      ...(qty.value === undefined ? {} : { qty: qty.value }),
-      ...(triggerPx.value === undefined ? {} : { triggerPx: triggerPx.value }),
-    },
-  };
+  const value: Mutable<ResolvedOrderFields> = { market: market.value, limitPx: limitPx.value };
+  if (qty.value !== undefined) value.qty = qty.value;
+  if (triggerPx.value !== undefined) value.triggerPx = triggerPx.value;
+  return { ok: true, value };
 }
 
 /** STOP_LOSS and TAKE_PROFIT exist on perp markets only (spec 4.2.3: "an armed perp STOP_LOSS/TAKE_PROFIT"). */
@@ -152,48 +147,47 @@ export function checkExpiresAfter(
   return requestError("INPUT_VALIDATION_ERROR", `expiresAfter must be omitted on ${label}`);
 }
 
-/** The normalized order state once every rule has passed. */
-export function buildOrderState(
+/**
+ * Adds the normalized order state, once every rule has passed, to `head`
+ * (the operation's own first members) and returns it: the members of
+ * `{ ...head, ...state }`, in that order, stored one by one, since an
+ * object spread into a literal that has members of its own copies through
+ * V8's generic path (~7,000 instructions for these 20 members).
+ */
+export function withOrderState<Head extends object>(
+  head: Head,
   request: OrderFields,
   resolved: ResolvedOrderFields,
   effective: { readonly reduceOnly: boolean; readonly postOnly: boolean; readonly clientOrderId: string | undefined },
-): ValidatedOrderState {
+): Head & ValidatedOrderState {
   const isTrigger = isTriggerType(request.orderType);
   const qty = isTrigger ? undefined : resolved.qty;
   const triggerPx = isTrigger ? resolved.triggerPx : undefined;
   const magnitude = isTrigger ? TRIGGER_QUANTITY_SENTINEL_E18 : (qty?.e18 ?? 0n);
-  return {
-    market: resolved.market,
-    exchangeId: wireInteger(request.exchangeId),
-    accountId: wireInteger(request.accountId),
-    isBuy: request.isBuy,
-    side: request.isBuy ? "B" : "A",
-    orderType: request.orderType,
-    isTrigger,
-    timeInForce: request.timeInForce,
-    limitPx: resolved.limitPx,
-    ...(qty === undefined ? {} : { qty }),
-    ...(triggerPx === undefined ? {} : { triggerPx }),
-    reduceOnly: effective.reduceOnly,
-    postOnly: effective.postOnly,
-    deadline: wireInteger(request.deadline),
-    ...(request.expiresAfter === undefined ? {} : { expiresAfter: wireInteger(request.expiresAfter) }),
-    ...(effective.clientOrderId === undefined ? {} : { clientOrderId: effective.clientOrderId }),
-    nonce: BigInt(request.nonce),
-    nonceText: request.nonce,
-    signature: request.signature,
-    signerWallet: request.signerWallet,
-    quantityE18: request.isBuy ? magnitude : -magnitude,
-    limitPriceE18: resolved.limitPx.e18,
-    triggerPriceE18: triggerPx?.e18 ?? 0n,
-  };
-}
-
-/** Runs rules in order; the first rejection wins. */
-export function firstError(rules: readonly (() => RequestError | undefined)[]): RequestError | undefined {
-  for (const rule of rules) {
-    const error = rule();
-    if (error !== undefined) return error;
-  }
-  return undefined;
+  // Filled in below, member by member, in the order of the type.
+  const value = head as Head & Mutable<ValidatedOrderState>;
+  value.market = resolved.market;
+  value.exchangeId = wireInteger(request.exchangeId);
+  value.accountId = wireInteger(request.accountId);
+  value.isBuy = request.isBuy;
+  value.side = request.isBuy ? "B" : "A";
+  value.orderType = request.orderType;
+  value.isTrigger = isTrigger;
+  value.timeInForce = request.timeInForce;
+  value.limitPx = resolved.limitPx;
+  if (qty !== undefined) value.qty = qty;
+  if (triggerPx !== undefined) value.triggerPx = triggerPx;
+  value.reduceOnly = effective.reduceOnly;
+  value.postOnly = effective.postOnly;
+  value.deadline = wireInteger(request.deadline);
+  if (request.expiresAfter !== undefined) value.expiresAfter = wireInteger(request.expiresAfter);
+  if (effective.clientOrderId !== undefined) value.clientOrderId = effective.clientOrderId;
+  value.nonce = BigInt(request.nonce);
+  value.nonceText = request.nonce;
+  value.signature = request.signature;
+  value.signerWallet = request.signerWallet;
+  value.quantityE18 = request.isBuy ? magnitude : -magnitude;
+  value.limitPriceE18 = resolved.limitPx.e18;
+  value.triggerPriceE18 = triggerPx?.e18 ?? 0n;
+  return value;
 }

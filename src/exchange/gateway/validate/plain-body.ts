@@ -119,6 +119,8 @@ export function parsePlainBody<T>(schema: z.ZodType<T>, body: unknown): T | unde
   const plan = planOf(schema);
   if (plan === null) return undefined;
   const source = body as Record<string, unknown>;
+  const sent = Object.keys(source);
+  if (followsPlan(plan, source, sent)) return checkedCopy(plan, source, sent) as T | undefined;
   const out: Record<string, unknown> = {};
   const { keys, checks, optional, known } = plan;
   for (let i = 0; i < keys.length; i++) {
@@ -131,11 +133,60 @@ export function parsePlainBody<T>(schema: z.ZodType<T>, body: unknown): T | unde
     if (!checks[i]!(value)) return undefined;
     out[key] = value;
   }
-  for (const key of Object.keys(source)) {
+  for (const key of sent) {
     if (known.has(key)) continue;
     const value = source[key];
     if (key === "__proto__" || value === undefined) return undefined;
     out[key] = value;
   }
   return out as T;
+}
+
+/**
+ * Whether the body's own members are already in the order of the output:
+ * the schema's fields that it has, in schema order, then only extra members
+ * (`sent` is its Object.keys). So do the bodies of this project's clients
+ * (they are built in schema order), and then the output can be a copy of
+ * the body, made by one spread instead of a store per member: a new member
+ * stored into an object by a computed key takes V8's generic path, which
+ * made building the output cost more than checking it.
+ */
+function followsPlan(plan: Plan, source: Record<string, unknown>, sent: readonly string[]): boolean {
+  const { keys, known } = plan;
+  let next = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (sent[next] === key) next++;
+    // Not next: then it must be absent (not out of order, nor a non-enumerable member).
+    else if (Object.hasOwn(source, key)) return false;
+  }
+  for (let i = next; i < sent.length; i++) if (known.has(sent[i]!)) return false;
+  // A spread would copy symbol-keyed members too, which the output leaves out.
+  return Object.getOwnPropertySymbols(source).length === 0;
+}
+
+/**
+ * The output for a body that followsPlan: a copy of it, once each member
+ * passes the same checks as in parsePlainBody (read from the copy, so that
+ * each member of the body is read once, as there). The schema's fields that
+ * the body has are the first of `sent`, in schema order; the rest are extras.
+ */
+function checkedCopy(plan: Plan, source: Record<string, unknown>, sent: readonly string[]): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { ...source };
+  const { keys, checks, optional } = plan;
+  let next = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (sent[next] !== key) {
+      if (optional[i]) continue;
+      return undefined;
+    }
+    next++;
+    if (!checks[i]!(out[key])) return undefined;
+  }
+  for (let i = next; i < sent.length; i++) {
+    const key = sent[i]!;
+    if (key === "__proto__" || out[key] === undefined) return undefined;
+  }
+  return out;
 }
