@@ -149,7 +149,8 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
 
 /** The spec's PerpExecution: the risk layer's economic fields plus the order ids the engine knows. */
 export function perpExecutionRecord(applied: AppliedPerpExecution, match: PendingMatch | undefined): PerpExecution {
-  const record: PerpExecution = { ...applied.record } as PerpExecution;
+  // Object.assign, not a spread: V8 (Node 20) adds members to a spread clone on a slow path (~3 us a record here).
+  const record: PerpExecution = Object.assign({}, applied.record) as PerpExecution;
   if (match !== undefined) {
     if (!match.takerRemovedInRound) record.takerOrderId = match.fill.takerOrderId;
     if (!match.fill.makerFilled) record.makerOrderId = match.fill.makerOrderId;
@@ -158,7 +159,7 @@ export function perpExecutionRecord(applied: AppliedPerpExecution, match: Pendin
 }
 
 export function spotExecutionRecord(applied: AppliedSpotExecution, match: PendingMatch): SpotExecution {
-  const record: SpotExecution = { ...applied.record } as SpotExecution;
+  const record: SpotExecution = Object.assign({}, applied.record) as SpotExecution;
   if (!match.takerRemovedInRound) record.takerOrderId = match.fill.takerOrderId;
   if (!match.fill.makerFilled) record.makerOrderId = match.fill.makerOrderId;
   return record;
