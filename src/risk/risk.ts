@@ -360,6 +360,11 @@ export class RiskEngine {
     return this.state.wallets.has(walletKey(address));
   }
 
+  /** The wallet's rate tier, or undefined for an unknown wallet (one lookup: the gateway asks on every request). */
+  rateTierOf(address: string): number | undefined {
+    return this.state.wallets.get(walletKey(address))?.rateTier;
+  }
+
   /** The gateway's view of a wallet: its rate tier and trading flags. */
   walletFlags(address: string): { readonly rateTier: number; readonly whitelisted: boolean; readonly suspended: boolean } {
     const wallet = getWallet(this.state, address);

@@ -234,7 +234,7 @@ export class OrderGateway {
   }
 
   private rateTierOf(signer: string): number {
-    return this.deps.risk.hasWallet(signer) ? this.deps.risk.walletFlags(signer).rateTier : 1;
+    return this.deps.risk.rateTierOf(signer) ?? 1;
   }
 
   private rateLimitsOf(signer: string): RateLimits {
