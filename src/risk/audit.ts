@@ -113,19 +113,8 @@ export function auditAccountSums(account: AccountState): { readonly kept: readon
     // `{ ...x, field: value }`: V8 (Node 20) stores the members after a leading spread on a slow path.
     const scratchAccount = Object.assign({}, account, { positions: new Map(), upnl: 0n, upnlS: 0n, im: 0n, imS: 0n, lm: 0n, lmS: 0n, imOrders: 0n, f0: 0n, f1: 0n });
     const scratchMarket = Object.assign({}, position.market, { holders: new Map() });
-    const copy: PositionState = Object.assign({}, position, {
-      upnlC: 0n,
-      upnlSC: 0n,
-      imC: 0n,
-      imSC: 0n,
-      lmC: 0n,
-      lmSC: 0n,
-      imOrdersC: 0n,
-      f0C: 0n,
-      f1C: 0n,
-      account: scratchAccount,
-      market: scratchMarket,
-    });
+    const zeroed = { upnlC: 0n, upnlSC: 0n, imC: 0n, imSC: 0n, lmC: 0n, lmSC: 0n, imOrdersC: 0n, f0C: 0n, f1C: 0n };
+    const copy: PositionState = Object.assign({}, position, zeroed, { account: scratchAccount, market: scratchMarket });
     refreshPosition(copy);
     keys.forEach((key, index) => {
       recomputed[index] = recomputed[index]! + scratchAccount[key];
