@@ -20,8 +20,7 @@ import { longValueAt, shortValueAt } from "./funding.ts";
 import { isFresh, midPrice, perpPricesFresh, pricesUpdatedAtMicros, spotOraclePrice } from "./prices.ts";
 import type { PerpMarketState, RiskState, SpotMarketState } from "./state.ts";
 import type { AssetOraclePriceView, MarketSummaryView, SpotMarketSummaryView } from "./types.ts";
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+import type { Mutable } from "../core/mutable.ts";
 
 function price18(value: bigint): string {
   return formatScaled(value, 18);

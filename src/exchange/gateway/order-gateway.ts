@@ -49,7 +49,7 @@ import type { OwnerIds } from "../owners.ts";
 import type { SigningConfig } from "../../signing/domain.ts";
 import { recoverRequestSigner, type PrecomputedRecovery, type Validated } from "./authenticate.ts";
 import { NonceBook } from "./nonces.ts";
-import { bucketOf, RateLimiter, type RateLimits } from "./rate-limiter.ts";
+import { bucketOf, RateLimiter, type RateBucket, type RateLimits } from "./rate-limiter.ts";
 import { checkDeadline } from "./validate/deadline.ts";
 import { checkGrid } from "./validate/market-rules.ts";
 import {
@@ -60,7 +60,8 @@ import {
   validateModifyOrder,
 } from "./validate/structure.ts";
 import type { GridUnits } from "./validate/market-rules.ts";
-import type { Mutable, ValidatedCreateOrder, ValidatedModifyOrder, ValidationContext } from "./validate/types.ts";
+import type { ValidatedCreateOrder, ValidatedModifyOrder, ValidationContext } from "./validate/types.ts";
+import type { Mutable } from "../../core/mutable.ts";
 
 export type GatewayAnswer = { ok: true; payload: Record<string, unknown> } | { ok: false; error: RequestError };
 
@@ -127,14 +128,14 @@ export class OrderGateway {
 
     // The signer's tier is an admin setting, so its limits hold for the whole request: read once.
     const bucket = bucketOf(op);
-    const rateLimits = bucket === undefined ? undefined : this.rateLimitsOf(signer);
-    const limits = this.nonceDeadlineAndRate(value, signer, rateLimits, now);
+    const rate = bucket === undefined ? undefined : { bucket, limits: this.rateLimitsOf(signer) };
+    const limits = this.nonceDeadlineAndRate(value, signer, rate, now);
     if (limits !== null) return { ok: false, error: limits };
 
     const answer = this.execute(value, signer, now);
     if (answer.ok) {
       this.nonces.accept(signer, value.nonce);
-      if (bucket !== undefined) this.rateLimiter.record(signer, bucket, rateLimits!, now);
+      if (rate !== undefined) this.rateLimiter.record(signer, rate.bucket, rate.limits, now);
     }
     return answer;
   }
@@ -213,20 +214,19 @@ export class OrderGateway {
 
   // -- stage 3 and the first limit ----------------------------------------------
 
-  /** `rateLimits` are the signer's, present exactly when the operation counts in a rate bucket. */
-  private nonceDeadlineAndRate(value: Validated, signer: string, rateLimits: RateLimits | undefined, now: Micros): Stage {
+  /** `rate`: the operation's rate bucket and the signer's limits, when the operation counts in one. */
+  private nonceDeadlineAndRate(value: Validated, signer: string, rate: { bucket: RateBucket; limits: RateLimits } | undefined, now: Micros): Stage {
     const nonce = this.nonces.checkValue(signer, value.nonce);
     if (!nonce.ok) return { error: "INVALID_NONCE_ERROR", message: nonce.message };
     const deadline = checkDeadline(value, value.deadline, now);
     if (!deadline.ok) return deadline.error;
-    const bucket = bucketOf(value.operation);
-    if (bucket !== undefined) {
-      const rate = this.rateLimiter.check(signer, bucket, rateLimits!, now);
-      if (!rate.ok) {
+    if (rate !== undefined) {
+      const check = this.rateLimiter.check(signer, rate.bucket, rate.limits, now);
+      if (!check.ok) {
         return {
           error: "RATE_LIMITED_ERROR",
-          message: `signer ${signer} sent more than ${rate.limit} ${bucket === "order" ? "create, modify and cancel" : "cancelAll"} requests in 60 s`,
-          retryAfterMs: rate.retryAfterMs,
+          message: `signer ${signer} sent more than ${check.limit} ${rate.bucket === "order" ? "create, modify and cancel" : "cancelAll"} requests in 60 s`,
+          retryAfterMs: check.retryAfterMs,
         };
       }
     }

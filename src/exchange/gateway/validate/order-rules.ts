@@ -10,7 +10,8 @@ import type { OrderType, TimeInForce } from "../../../spec/enums.ts";
 import type { RequestError } from "../../../spec/errors.ts";
 import { aOrAn, quote, requestError } from "./errors.ts";
 import { checkExchangeId, parseDecimal, parseOptionalDecimal, resolveSymbol, wireInteger } from "./fields.ts";
-import type { DecimalField, MarketRef, Mutable, Validation, ValidatedOrderState, ValidationContext } from "./types.ts";
+import type { Mutable } from "../../../core/mutable.ts";
+import type { DecimalField, MarketRef, Validation, ValidatedOrderState, ValidationContext } from "./types.ts";
 
 /** The fields that a createOrder and a modifyOrder request both carry, as their schemas infer them. */
 export interface OrderFields {

@@ -46,9 +46,6 @@ export interface ValidationContext {
   readonly exchangeId: number;
 }
 
-/** T with its members writable: for a value built member by member (in a fixed order, some only when they apply). */
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 /** The outcome of one validation step: a value, or the RequestError that rejects the request. */
 export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: RequestError };
 
