@@ -23,6 +23,7 @@
  * client id that ended longer ago reads as unknown, as one never used.
  */
 import { assert } from "../core/assert.ts";
+import { EndedClientIds } from "./ended-client-ids.ts";
 import type { Order } from "./order.ts";
 
 /** Client ids of ended orders remembered per account (the latest to end; about 1 MB at most per account). */
@@ -35,7 +36,7 @@ export class Account {
   /** clientOrderId -> live order. */
   readonly byClientId = new Map<string, Order>();
   /** clientOrderId -> index of the latest order with it that is no longer live (the ENDED_CLIENT_IDS_PER_ACCOUNT ids that ended last). */
-  readonly endedByClientId = new Map<string, number>();
+  readonly endedByClientId = new EndedClientIds(ENDED_CLIENT_IDS_PER_ACCOUNT);
 
   constructor(readonly accountId: number) {}
 }
@@ -119,14 +120,6 @@ function unlink(account: Account, order: Order): void {
   account.liveCount -= 1;
   if (order.clientOrderId !== null) {
     account.byClientId.delete(order.clientOrderId);
-    rememberEnded(account.endedByClientId, order.clientOrderId, order.index);
+    account.endedByClientId.remember(order.clientOrderId, order.index);
   }
-}
-
-/** Records that `clientOrderId` last ended with the order at `index`, forgetting the id that ended longest ago beyond the bound. */
-function rememberEnded(ended: Map<string, number>, clientOrderId: string, index: number): void {
-  // Deleted first so that the id goes to the back: a Map iterates in insertion order, so its first key ended longest ago.
-  ended.delete(clientOrderId);
-  ended.set(clientOrderId, index);
-  if (ended.size > ENDED_CLIENT_IDS_PER_ACCOUNT) ended.delete(ended.keys().next().value!);
 }
