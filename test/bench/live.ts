@@ -33,6 +33,31 @@
  *     moment it was due (so a server falling behind cannot slow the sender
  *     and hide it: no coordinated omission, as wrk2 measures). This is the
  *     target's question: the p99 while serving 5,000 orders per second.
+ * - The generator is lean, since it shares the two cores with the server
+ *   it measures: whatever CPU it spends per request is taken from the
+ *   server (with the `ws` client it took ~25 us per request in the closed
+ *   loop and ~45 us paced: a header and a fresh random mask per send, the
+ *   Receiver stream, a 'message' event per answer, and a timer per
+ *   connection firing every 0.8 ms). It speaks WebSocket itself
+ *   (lib/raw-ws-client.ts), on the socket of a normal handshake (no
+ *   extensions: permessage-deflate off, as the `ws` client had it):
+ *   - sending: before each phase (outside any timing) its frames are built
+ *     as the bytes `ws` would send, each text frame masked with its own key
+ *     from crypto.randomBytes (built anew per phase: the echo and live
+ *     phases send the same texts, never the same masked bytes), end to end
+ *     in one buffer per connection; the frames due together then go out as
+ *     one write of a slice of it. Closed loop: the frames freed by the
+ *     answers of one socket read, after that read; paced: ONE timer for all
+ *     connections (firing as often as Node's 1 ms timers allow), sending
+ *     every frame then due on each connection;
+ *   - reading: server frames are parsed from the socket's chunks (several
+ *     per chunk or one split over chunks; a ping answered with a pong, a
+ *     close frame the end), each answer's id and ok flag read from its
+ *     first bytes (readAnswerHead; JSON.parse for other shapes), its round
+ *     trip ending at the time of the socket read that brought it (read once
+ *     per read, not per answer).
+ *   The echo phases use the same generator, so the floor stays the
+ *   generator's own cost plus a socket round trip.
  *
  * Prints one JSON line: for the live phase at the top level and for the
  * paced phase under `paced`: accepted requests (creates and cancels) per
@@ -48,6 +73,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
+import { buildClientFrames, openRawWs, type ClientFrames, type RawWsClient, type RawWsHandler } from "./lib/raw-ws-client.ts";
 
 const CONNECTIONS = 4;
 /** Measured requests per connection (SHADOWBOOK_BENCH_REQUESTS overrides it, for quicker A/B runs). */
@@ -280,8 +306,8 @@ function startsWithAt(data: Buffer, at: number, bytes: Buffer): boolean {
  * `startedAt` (indexed from `from`) in `rttMs` and tallies it; returns its
  * index, or -1 for a frame that answers none of them.
  */
-function recordAnswer(data: import("ws").RawData, at: number, from: number, to: number, startedAt: Float64Array, rttMs: Float64Array, tally: Tally): number {
-  const head = Buffer.isBuffer(data) ? readAnswerHead(data) : NOT_READ;
+function recordAnswer(data: Buffer, at: number, from: number, to: number, startedAt: Float64Array, rttMs: Float64Array, tally: Tally): number {
+  const head = readAnswerHead(data);
   if (head !== NOT_READ && head !== REJECTED_HEAD) {
     const index = head >> 1;
     if (index < from || index >= to) {
@@ -321,14 +347,24 @@ interface DriveResult {
   lastAnswerMs: number;
 }
 
+/** A connection's handler between drives: answers that come late (after a give-up) are dropped, as before. */
+const IGNORE: RawWsHandler = { message: () => undefined, chunkEnd: () => undefined, closed: () => undefined };
+
+/** Frames [first, end) of `frames`: one contiguous slice of its buffer, so one write. */
+function frameSlice(frames: ClientFrames, first: number, end: number): Buffer {
+  return frames.bytes.subarray(frames.offsets[first]!, frames.offsets[end]!);
+}
+
 /**
- * Sends frames[from..to) on one socket, at most WINDOW in flight, in order;
- * records each round trip in `rttMs` (indexed from `from`); stops sending at
- * `stopAtMs` and settles once everything sent is answered, or `giveUpAtMs`.
+ * Closed loop: sends frames[from..to) on one connection, at most WINDOW in
+ * flight, in order; records each round trip in `rttMs` (indexed from
+ * `from`); stops sending at `stopAtMs` and settles once everything sent is
+ * answered, or `giveUpAtMs`. The frames that the answers of one socket
+ * read free go out together, in one write, after that read.
  */
 function drive(
-  socket: import("ws").WebSocket,
-  frames: readonly string[],
+  client: RawWsClient,
+  frames: ClientFrames,
   from: number,
   to: number,
   rttMs: Float64Array,
@@ -339,95 +375,136 @@ function drive(
   return new Promise((resolve) => {
     const sentAt = new Float64Array(to - from);
     let next = from;
-    let sent = 0;
     let answered = 0;
     let lastAnswerMs = nowMs();
+    /** When the socket read being handled arrived (read once per read, at its first answer), or -1. */
+    let readAtMs = -1;
+    /** Frames freed by this read's answers, to send after it. */
+    let freed = 0;
     let done = false;
     const finish = (): void => {
       if (done) return;
       done = true;
       clearTimeout(giveUp);
-      socket.off("message", onMessage);
-      socket.off("close", finish);
-      resolve({ sent, answered, lastAnswerMs });
+      client.handler = IGNORE;
+      resolve({ sent: next - from, answered, lastAnswerMs });
     };
-    const sendNext = (): void => {
-      const index = next++;
-      sentAt[index - from] = nowMs();
-      sent++;
-      socket.send(frames[index]!);
+    const send = (count: number): void => {
+      const first = next;
+      next += count;
+      sentAt.fill(nowMs(), first - from, next - from);
+      client.write(frameSlice(frames, first, next));
     };
-    const onMessage = (data: import("ws").RawData): void => {
-      const at = nowMs();
-      if (recordAnswer(data, at, from, to, sentAt, rttMs, tally) < 0) return;
-      answered++;
-      lastAnswerMs = at;
-      if (next < to && at < stopAtMs) sendNext();
-      else if (answered === sent) finish();
+    client.handler = {
+      message(payload) {
+        if (readAtMs < 0) readAtMs = nowMs();
+        if (recordAnswer(payload, readAtMs, from, to, sentAt, rttMs, tally) < 0) return;
+        answered++;
+        lastAnswerMs = readAtMs;
+        if (next + freed < to && readAtMs < stopAtMs) freed++;
+      },
+      chunkEnd() {
+        readAtMs = -1;
+        if (freed > 0) {
+          const count = freed;
+          freed = 0;
+          send(count);
+        } else if (answered === next - from) finish();
+      },
+      closed: finish,
     };
-    socket.on("message", onMessage);
-    socket.once("close", finish);
     const giveUp = setTimeout(finish, Math.max(0, giveUpAtMs - nowMs()));
-    while (next < to && sent < WINDOW) sendNext();
-    if (sent === 0) finish();
+    if (client.closed || to <= from) finish();
+    else send(Math.min(WINDOW, to - from));
   });
 }
 
 /**
- * Open loop: sends frames[from..to) on one socket at a fixed rate, frame k
- * due at `firstDueMs + k * periodMs` whatever is still in flight, and
- * times each round trip from its due time, not from when it went out (a
- * late send counts against the latency, so a server that falls behind
- * cannot hide it by slowing the sender: no coordinated omission). A timer
- * sends every frame due each time it fires (about every millisecond).
+ * Open loop: sends frames[c][from..to) on every connection c at a fixed
+ * rate, frame k of connection c due at `firstDueMs + c * periodMs /
+ * connections + k * periodMs` whatever is still in flight, and times each
+ * round trip from its due time, not from when it went out (a late send
+ * counts against the latency, so a server that falls behind cannot hide it
+ * by slowing the sender: no coordinated omission). One timer for all the
+ * connections sends, each time it fires (every millisecond at best: Node's
+ * timers' granularity), every frame due on each connection, in one write
+ * per connection. Resolves with each connection's figures.
  */
 function drivePaced(
-  socket: import("ws").WebSocket,
-  frames: readonly string[],
+  clients: readonly RawWsClient[],
+  frames: readonly ClientFrames[],
   from: number,
   to: number,
-  rttMs: Float64Array,
+  rttMs: readonly Float64Array[],
   tally: Tally,
   firstDueMs: number,
   periodMs: number,
   stopAtMs: number,
   giveUpAtMs: number,
-): Promise<DriveResult> {
+): Promise<DriveResult[]> {
   return new Promise((resolve) => {
-    const dueAt = new Float64Array(to - from);
-    for (let i = 0; i < dueAt.length; i++) dueAt[i] = firstDueMs + i * periodMs;
-    let next = from;
-    let answered = 0;
-    let lastAnswerMs = nowMs();
-    let done = false;
+    const lanes = clients.map((client, c) => {
+      const dueAt = new Float64Array(to - from);
+      const laneFirstDueMs = firstDueMs + (c * periodMs) / clients.length;
+      for (let i = 0; i < dueAt.length; i++) dueAt[i] = laneFirstDueMs + i * periodMs;
+      return { client, frames: frames[c]!, rtt: rttMs[c]!, dueAt, next: from, to, answered: 0, lastAnswerMs: nowMs(), readAtMs: -1, done: false };
+    });
+    type Lane = (typeof lanes)[number];
     let pacer: NodeJS.Timeout | undefined;
+    let finished = false;
     const finish = (): void => {
-      if (done) return;
-      done = true;
+      if (finished) return;
+      finished = true;
       clearTimeout(giveUp);
       clearTimeout(pacer);
-      socket.off("message", onMessage);
-      socket.off("close", finish);
-      resolve({ sent: next - from, answered, lastAnswerMs });
+      for (const lane of lanes) lane.client.handler = IGNORE;
+      resolve(lanes.map((lane) => ({ sent: lane.next - from, answered: lane.answered, lastAnswerMs: lane.lastAnswerMs })));
+    };
+    /** A lane is done once closed, or once it has sent all it will and everything sent is answered. */
+    const settle = (lane: Lane): void => {
+      if (lane.done) return;
+      if (!lane.client.closed && (lane.next < lane.to || lane.answered < lane.next - from)) return;
+      lane.done = true;
+      lane.to = lane.next;
+      if (lanes.every((l) => l.done)) finish();
     };
     const sendDue = (): void => {
+      pacer = undefined;
       const now = nowMs();
-      if (now >= stopAtMs) to = next;
-      while (next < to && dueAt[next - from]! <= now) socket.send(frames[next++]!);
-      if (next < to) pacer = setTimeout(sendDue, Math.max(0, dueAt[next - from]! - nowMs()));
-      else if (answered === next - from) finish();
+      let earliestDueMs = Infinity;
+      for (const lane of lanes) {
+        if (lane.done) continue;
+        if (now >= stopAtMs) lane.to = lane.next;
+        const first = lane.next;
+        let end = first;
+        while (end < lane.to && lane.dueAt[end - from]! <= now) end++;
+        if (end > first) {
+          lane.next = end;
+          lane.client.write(frameSlice(lane.frames, first, end));
+        }
+        if (lane.next < lane.to) earliestDueMs = Math.min(earliestDueMs, lane.dueAt[lane.next - from]!);
+        else settle(lane);
+      }
+      if (!finished && earliestDueMs < Infinity) pacer = setTimeout(sendDue, Math.max(0, earliestDueMs - nowMs()));
     };
-    const onMessage = (data: import("ws").RawData): void => {
-      const at = nowMs();
-      if (recordAnswer(data, at, from, to, dueAt, rttMs, tally) < 0) return;
-      answered++;
-      lastAnswerMs = at;
-      if (next >= to && answered === next - from) finish();
-    };
-    socket.on("message", onMessage);
-    socket.once("close", finish);
+    for (const lane of lanes) {
+      lane.client.handler = {
+        message(payload) {
+          if (lane.readAtMs < 0) lane.readAtMs = nowMs();
+          if (recordAnswer(payload, lane.readAtMs, from, lane.to, lane.dueAt, lane.rtt, tally) < 0) return;
+          lane.answered++;
+          lane.lastAnswerMs = lane.readAtMs;
+        },
+        chunkEnd() {
+          lane.readAtMs = -1;
+          if (lane.next >= lane.to) settle(lane);
+        },
+        closed: () => settle(lane),
+      };
+    }
     const giveUp = setTimeout(finish, Math.max(0, giveUpAtMs - nowMs()));
-    pacer = setTimeout(sendDue, Math.max(0, firstDueMs - nowMs()));
+    for (const lane of lanes) settle(lane);
+    if (!finished) pacer = setTimeout(sendDue, Math.max(0, firstDueMs - nowMs()));
   });
 }
 
@@ -437,25 +514,16 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[rank]!;
 }
 
-async function openSocket(url: string): Promise<import("ws").WebSocket> {
-  const { default: WebSocket } = await import("ws");
-  // The answers are the server's own JSON: their UTF-8 is not checked here (the server's side checks what it receives).
-  const socket = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  socket.on("error", () => undefined);
-  return socket;
-}
-
 /** How a measured slice is sent: closed loop, at most WINDOW in flight per connection, or open loop at a fixed total rate. */
 type Pacing = { kind: "window" } | { kind: "rate"; perSec: number };
 
 /** One phase against `url`: a warm-up slice (sent as the measured slice is), then the measured slice on every connection at once. */
 async function runPhase(url: string, frames: readonly string[][], pacing: Pacing, onMeasure?: (at: "start" | "end") => void): Promise<PhaseFigures> {
-  const sockets = await Promise.all(frames.map(() => openSocket(url)));
+  const clients = await Promise.all(frames.map(() => openRawWs(url)));
   try {
+    // This phase's frames as they go on the wire, each masked with a key of its own (built anew for each phase:
+    // the echo and live phases send the same texts, never the same masked bytes).
+    const wire = frames.map((texts) => buildClientFrames(texts));
     const warm: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
     // The generator's heap holds every frame of the run: collect it now rather than in the measured slice.
     (globalThis as { gc?: () => void }).gc?.();
@@ -464,13 +532,12 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
     // Open loop: each connection sends every CONNECTIONS * 1000 / perSec ms, the connections staggered evenly.
     const periodMs = pacing.kind === "rate" ? (CONNECTIONS * 1000) / pacing.perSec : 0;
     // The warm-up goes the measured slice's way (closed or open loop), so that its code paths are compiled.
-    await Promise.all(
-      sockets.map((socket, c) =>
-        pacing.kind === "window"
-          ? drive(socket, frames[c]!, 0, WARMUP_PER_CONNECTION, new Float64Array(WARMUP_PER_CONNECTION), warm, warmStop, warmStop + 5_000)
-          : drivePaced(socket, frames[c]!, 0, WARMUP_PER_CONNECTION, new Float64Array(WARMUP_PER_CONNECTION), warm, warmStartMs + (c * periodMs) / CONNECTIONS, periodMs, warmStop, warmStop + 5_000),
-      ),
-    );
+    if (pacing.kind === "window") {
+      await Promise.all(clients.map((client, c) => drive(client, wire[c]!, 0, WARMUP_PER_CONNECTION, new Float64Array(WARMUP_PER_CONNECTION), warm, warmStop, warmStop + 5_000)));
+    } else {
+      const warmRtts = clients.map(() => new Float64Array(WARMUP_PER_CONNECTION));
+      await drivePaced(clients, wire, 0, WARMUP_PER_CONNECTION, warmRtts, warm, warmStartMs, periodMs, warmStop, warmStop + 5_000);
+    }
 
     const tally: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
     const rtts = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
@@ -478,13 +545,11 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
     const cpuAtStart = process.cpuUsage();
     const startMs = nowMs();
     const stopAtMs = startMs + PHASE_BUDGET_MS;
-    const results = await Promise.all(
-      sockets.map((socket, c) =>
-        pacing.kind === "window"
-          ? drive(socket, frames[c]!, WARMUP_PER_CONNECTION, frames[c]!.length, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)
-          : drivePaced(socket, frames[c]!, WARMUP_PER_CONNECTION, frames[c]!.length, rtts[c]!, tally, startMs + (c * periodMs) / CONNECTIONS, periodMs, stopAtMs, stopAtMs + 5_000),
-      ),
-    );
+    const total = WARMUP_PER_CONNECTION + REQUESTS_PER_CONNECTION;
+    const results =
+      pacing.kind === "window"
+        ? await Promise.all(clients.map((client, c) => drive(client, wire[c]!, WARMUP_PER_CONNECTION, total, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)))
+        : await drivePaced(clients, wire, WARMUP_PER_CONNECTION, total, rtts, tally, startMs, periodMs, stopAtMs, stopAtMs + 5_000);
     const cpu = process.cpuUsage(cpuAtStart);
     onMeasure?.("end");
     const endMs = Math.max(...results.map((r) => r.lastAnswerMs));
@@ -529,7 +594,7 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
       cpuMs: (cpu.user + cpu.system) / 1000,
     };
   } finally {
-    for (const socket of sockets) socket.terminate();
+    for (const client of clients) client.terminate();
   }
 }
 
