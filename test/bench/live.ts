@@ -57,7 +57,14 @@
  *     trip ending at the time of the socket read that brought it (read once
  *     per read, not per answer).
  *   The echo phases use the same generator, so the floor stays the
- *   generator's own cost plus a socket round trip.
+ *   generator's own cost plus a socket round trip. Measured 2026-11-27
+ *   (runs interleaved with the `ws` generator's, load 4-9): 10-15 us of
+ *   generator CPU per request closed loop (7 pairs; was 21-25), 20-25 us
+ *   paced (11 pairs; was 27-43). Of the paced ~20 us, the JavaScript is ~6 (half of it
+ *   the writes' syscalls, which on loopback do the server's TCP receive
+ *   work); the rest is the event loop waking for each socket read and
+ *   pacer tick (main thread ~15 us user, ~5 us system): a Node event
+ *   loop's floor.
  *
  * Prints one JSON line: for the live phase at the top level and for the
  * paced phase under `paced`: accepted requests (creates and cancels) per
