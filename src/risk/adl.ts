@@ -112,7 +112,7 @@ export function socializeDeficit(context: BookingContext, account: AccountState,
     lowerFundingValue(entry.market.funding, oppositeLong, perUnit);
     state.socialized += oi * perUnit;
     state.roundingResidual += oi * perUnit - share * E18;
-    refreshHolders(state, entry.market, context.atMicros);
+    refreshHolders(state, entry.market, context.atMicros, false);
   });
   book(context, account, state.settlement, "SOCIALIZED_LOSS", deficit);
   return deficit;

@@ -16,7 +16,7 @@
  * sum over positions.
  */
 import { E18, type Claim, type Money, max } from "./fixed.ts";
-import { longValueAt, shortValueAt } from "./funding.ts";
+import { longValueAt, rebaseFunding, shortValueAt } from "./funding.ts";
 import { refreshPosition } from "./margin.ts";
 import type { AccountState, PositionState, RiskState } from "./state.ts";
 
@@ -112,7 +112,10 @@ export function auditAccountSums(account: AccountState): { readonly kept: readon
     // Recompute this position's contributions into a scratch copy, then read them. Object.assign rather than
     // `{ ...x, field: value }`: V8 (Node 20) stores the members after a leading spread on a slow path.
     const scratchAccount = Object.assign({}, account, { positions: new Map(), upnl: 0n, upnlS: 0n, im: 0n, imS: 0n, lm: 0n, lmS: 0n, imOrders: 0n, f0: 0n, f1: 0n });
-    const scratchMarket = Object.assign({}, position.market, { holders: new Map() });
+    // The funding terms derived from the anchors anew, not the market's kept ones (those are audited too).
+    const scratchFunding = Object.assign({}, position.market.funding);
+    rebaseFunding(scratchFunding);
+    const scratchMarket = Object.assign({}, position.market, { holders: new Map(), funding: scratchFunding });
     const zeroed = { upnlC: 0n, upnlSC: 0n, imC: 0n, imSC: 0n, lmC: 0n, lmSC: 0n, imOrdersC: 0n, f0C: 0n, f1C: 0n };
     const copy: PositionState = Object.assign({}, position, zeroed, { account: scratchAccount, market: scratchMarket });
     refreshPosition(copy);

@@ -13,7 +13,7 @@ import { refreshCollateral } from "./collateral.ts";
 import { flagIfLiquidatable, getPerp } from "./executions.ts";
 import { type Price, formatScaled, toStepsHalfEven } from "./fixed.ts";
 import { fundingRateFor, reanchorFunding } from "./funding.ts";
-import { refreshPosition } from "./margin.ts";
+import { refreshFunding, refreshPosition } from "./margin.ts";
 import { bookPrices, computeMark } from "./prices.ts";
 import { marketOf } from "./exposure.ts";
 import type { PerpMarketState, RiskState } from "./state.ts";
@@ -28,10 +28,18 @@ export interface MarkChange {
   readonly markPriceTicks: number;
 }
 
-/** Refreshes every holder of the market (after a mark or funding change). */
-export function refreshHolders(state: RiskState, market: PerpMarketState, atMicros: number): void {
-  for (const position of [...market.holders.values()]) {
-    refreshPosition(position);
+/**
+ * Refreshes every holder of the market after a mark or funding change. When
+ * the mark did not move (`markMoved` false: a new rate at the same mark, a
+ * socialized loss), only the funding contributions are recomputed: the
+ * valuation ones depend on the mark and on the position, and both are as
+ * they were at the position's last refresh.
+ */
+export function refreshHolders(state: RiskState, market: PerpMarketState, atMicros: number, markMoved: boolean): void {
+  // refreshPosition may drop the position it refreshes from `holders` (no other): a Map's iteration allows that.
+  for (const position of market.holders.values()) {
+    if (markMoved) refreshPosition(position);
+    else refreshFunding(position);
     flagIfLiquidatable(state, position.account, atMicros);
   }
 }
@@ -52,7 +60,7 @@ export function refreshMark(state: RiskState, market: PerpMarketState, atMicros:
   reanchorFunding(market.funding, atMicros, rate, mark);
   market.mark = mark;
   market.markAtMicros = atMicros;
-  refreshHolders(state, market, atMicros);
+  refreshHolders(state, market, atMicros, moved);
   if (!moved) return undefined;
   return { marketId: market.config.marketId, markPrice: formatScaled(mark, 18), markPriceTicks: Math.max(1, toStepsHalfEven(mark, market.config.tick)) };
 }

@@ -61,6 +61,23 @@ export function reanchorFunding(funding: FundingState, atMicros: number, rate: R
   funding.anchorMicros = atMicros;
   funding.rate = rate;
   funding.slope = fundingSlope(rate, mark);
+  rebaseFunding(funding);
+}
+
+/**
+ * Recomputes the funding state's derived terms (longBase, shortBase,
+ * negSlope) from its anchors and slope: call it after every change of them.
+ * With them a position's funding contributions (margin.ts) are
+ *   f0 = q x (q > 0 ? longBase : shortBase) - b,   f1 = q x negSlope
+ * which are, exactly, units x (anchor value +- slope x anchorMicros) - b and
+ * -+ units x slope (units = |q|): the per-market products are made once per
+ * re-anchoring instead of once per position.
+ */
+export function rebaseFunding(funding: FundingState): void {
+  const anchorSlope = funding.slope * BigInt(funding.anchorMicros);
+  funding.longBase = funding.longAnchor + anchorSlope;
+  funding.shortBase = anchorSlope - funding.shortAnchor;
+  funding.negSlope = -funding.slope;
 }
 
 /** Lowers one side's funding value by `perUnit` (a socialized loss). */
@@ -68,4 +85,5 @@ export function lowerFundingValue(funding: FundingState, long: boolean, perUnit:
   if (perUnit < 0n) assert(false, `socialized funding value ${perUnit} must not be negative`);
   if (long) funding.longAnchor -= perUnit;
   else funding.shortAnchor -= perUnit;
+  rebaseFunding(funding);
 }

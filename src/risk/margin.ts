@@ -26,7 +26,7 @@
  * to f0 and -+ units x slope to f1 (see funding.ts), exact.
  * Requirements round up, funding down: a check never passes on a rounding.
  */
-import { E18, type Money, type Price, type Qty, abs, divRound, max, mulRateCeil } from "./fixed.ts";
+import { E18, type Claim, type Money, type Price, type Qty, abs, divRound, max, mulRateCeil } from "./fixed.ts";
 import type { AccountState, PerpMarketState, PositionState } from "./state.ts";
 
 /** The account's perp position record in a market, created empty on first use. */
@@ -77,72 +77,124 @@ function isEmpty(position: PositionState): boolean {
 /**
  * Recomputes one position's contributions and moves the account's sums by
  * the difference. Call it whenever a settled input changes: q, k, b, the
- * market's mark or its funding anchors; the cheaper refreshEffective and
- * refreshOrders below rely on the settled contributions being current.
+ * market's mark or its funding anchors; the cheaper refreshEffective,
+ * refreshOrders and refreshFunding below rely on the other contributions
+ * being current.
  */
 export function refreshPosition(position: PositionState): void {
   const { account, market } = position;
   const { imRate, lmRate } = market.config;
   const mark = market.mark;
   const { q, k } = position;
+  valueAt(q, k, mark, imRate, lmRate);
+  const upnlSC = valued.upnl;
+  const imSC = valued.im;
+  const lmSC = valued.lm;
   // Without pending matches the effective view is the settled one: compute it once.
-  const hasPending = position.pq !== 0n || position.pk !== 0n;
-  const qEff = hasPending ? q + position.pq : q;
-  const kEff = hasPending ? k + position.pk : k;
-  let upnlC = 0n;
-  let upnlSC = 0n;
-  let notional: Money;
-  let notionalS: Money;
-  if (mark === undefined) {
-    // No mark yet: value positions at cost (no unrealized PnL).
-    notional = abs(kEff);
-    notionalS = hasPending ? abs(k) : notional;
-  } else {
-    upnlC = qEff * mark - kEff;
-    upnlSC = hasPending ? q * mark - k : upnlC;
-    notional = abs(qEff) * mark;
-    notionalS = hasPending ? abs(q) * mark : notional;
+  let qEff = q;
+  if (position.pq !== 0n || position.pk !== 0n) {
+    qEff = q + position.pq;
+    valueAt(qEff, k + position.pk, mark, imRate, lmRate);
   }
-  const imC = mulRateCeil(notional, imRate);
-  const lmC = mulRateCeil(notional, lmRate);
-  const imSC = hasPending ? mulRateCeil(notionalS, imRate) : imC;
-  const lmSC = hasPending ? mulRateCeil(notionalS, lmRate) : lmC;
+  const { upnl: upnlC, im: imC, lm: lmC } = valued;
   const imOrdersC = ordersContribution(position, qEff, imC);
-  let f0C = 0n;
-  let f1C = 0n;
-  if (q !== 0n) {
-    const funding = market.funding;
-    const anchor = BigInt(funding.anchorMicros);
-    if (q > 0n) {
-      f0C = q * (funding.longAnchor + funding.slope * anchor) - position.b;
-      f1C = -q * funding.slope;
-    } else {
-      const units = -q;
-      f0C = units * (funding.shortAnchor - funding.slope * anchor) - position.b;
-      f1C = units * funding.slope;
-    }
-  } else {
-    f0C = -position.b;
+  if (upnlSC !== position.upnlSC) {
+    account.upnlS += upnlSC - position.upnlSC;
+    position.upnlSC = upnlSC;
   }
-  account.upnl += upnlC - position.upnlC;
-  account.upnlS += upnlSC - position.upnlSC;
-  account.im += imC - position.imC;
-  account.imS += imSC - position.imSC;
-  account.lm += lmC - position.lmC;
-  account.lmS += lmSC - position.lmSC;
-  account.imOrders += imOrdersC - position.imOrdersC;
-  account.f0 += f0C - position.f0C;
-  account.f1 += f1C - position.f1C;
-  position.upnlC = upnlC;
-  position.upnlSC = upnlSC;
-  position.imC = imC;
-  position.imSC = imSC;
-  position.lmC = lmC;
-  position.lmSC = lmSC;
-  position.imOrdersC = imOrdersC;
-  position.f0C = f0C;
-  position.f1C = f1C;
+  if (imSC !== position.imSC) {
+    account.imS += imSC - position.imSC;
+    position.imSC = imSC;
+  }
+  if (lmSC !== position.lmSC) {
+    account.lmS += lmSC - position.lmSC;
+    position.lmSC = lmSC;
+  }
+  moveEffective(position, upnlC, imC, lmC, imOrdersC);
+  moveFunding(position);
   dropIfEmpty(position);
+}
+
+/**
+ * What valueAt computed (module scratch, read at once: three results without
+ * an object per call).
+ */
+const valued = { upnl: 0n, im: 0n, lm: 0n };
+
+/**
+ * Unrealized PnL and the initial and liquidation requirements of quantity q
+ * at cost k, at `mark` (at cost, with no PnL, before any mark), into
+ * `valued`. Nothing is multiplied for an empty position (q = k = 0).
+ */
+function valueAt(q: Qty, k: Money, mark: Price | undefined, imRate: bigint, lmRate: bigint): void {
+  if (q === 0n && k === 0n) {
+    valued.upnl = 0n;
+    valued.im = 0n;
+    valued.lm = 0n;
+    return;
+  }
+  let notional: Money;
+  if (mark === undefined) {
+    valued.upnl = 0n;
+    notional = abs(k);
+  } else {
+    // |q| x mark is |q x mark| (a mark is positive): one product for both.
+    const value = q * mark;
+    valued.upnl = value - k;
+    notional = value < 0n ? -value : value;
+  }
+  valued.im = mulRateCeil(notional, imRate);
+  valued.lm = mulRateCeil(notional, lmRate);
+}
+
+/** Moves the account's effective sums to the position's new contributions (unchanged ones cost a compare). */
+function moveEffective(position: PositionState, upnlC: Money, imC: Money, lmC: Money, imOrdersC: Money): void {
+  const account = position.account;
+  if (upnlC !== position.upnlC) {
+    account.upnl += upnlC - position.upnlC;
+    position.upnlC = upnlC;
+  }
+  if (imC !== position.imC) {
+    account.im += imC - position.imC;
+    position.imC = imC;
+  }
+  if (lmC !== position.lmC) {
+    account.lm += lmC - position.lmC;
+    position.lmC = lmC;
+  }
+  if (imOrdersC !== position.imOrdersC) {
+    account.imOrders += imOrdersC - position.imOrdersC;
+    position.imOrdersC = imOrdersC;
+  }
+}
+
+/** Recomputes the funding contributions f0C and f1C of a settled position (see funding.ts rebaseFunding). */
+function moveFunding(position: PositionState): void {
+  const { account, q } = position;
+  const funding = position.market.funding;
+  let f0C: Claim = position.b === 0n ? 0n : -position.b;
+  let f1C: Claim = 0n;
+  if (q !== 0n) {
+    f0C = q * (q > 0n ? funding.longBase : funding.shortBase) - position.b;
+    f1C = q * funding.negSlope;
+  }
+  if (f0C !== position.f0C) {
+    account.f0 += f0C - position.f0C;
+    position.f0C = f0C;
+  }
+  if (f1C !== position.f1C) {
+    account.f1 += f1C - position.f1C;
+    position.f1C = f1C;
+  }
+}
+
+/**
+ * Recomputes the funding contributions alone, when only the market's
+ * funding moved (a new rate at the same mark, a socialized loss): the
+ * valuation contributions depend on neither and stay.
+ */
+export function refreshFunding(position: PositionState): void {
+  moveFunding(position);
 }
 
 /**
@@ -162,40 +214,28 @@ function ordersContribution(position: PositionState, qEff: Qty, imC: Money): Mon
  * Recomputes what pending matches move (effective PnL, requirements and the
  * requirement with orders) when only pq, pk or the resting quantities
  * changed: the settled contributions depend on none of them and stay.
+ * `qEff` is q + pq, for a caller that has it at hand.
  */
-export function refreshEffective(position: PositionState): void {
-  const { account, market } = position;
-  const { imRate, lmRate } = market.config;
-  const mark = market.mark;
-  const qEff = position.q + position.pq;
-  const kEff = position.k + position.pk;
-  let upnlC = 0n;
-  let notional: Money;
-  if (mark === undefined) {
-    notional = abs(kEff);
-  } else {
-    upnlC = qEff * mark - kEff;
-    notional = abs(qEff) * mark;
-  }
-  const imC = mulRateCeil(notional, imRate);
-  const lmC = mulRateCeil(notional, lmRate);
-  const imOrdersC = ordersContribution(position, qEff, imC);
-  account.upnl += upnlC - position.upnlC;
-  account.im += imC - position.imC;
-  account.lm += lmC - position.lmC;
-  account.imOrders += imOrdersC - position.imOrdersC;
-  position.upnlC = upnlC;
-  position.imC = imC;
-  position.lmC = lmC;
-  position.imOrdersC = imOrdersC;
+export function refreshEffective(position: PositionState, qEff: Qty = effectiveQty(position)): void {
+  const { imRate, lmRate } = position.market.config;
+  valueAt(qEff, position.pk === 0n ? position.k : position.k + position.pk, position.market.mark, imRate, lmRate);
+  const { upnl: upnlC, im: imC, lm: lmC } = valued;
+  moveEffective(position, upnlC, imC, lmC, ordersContribution(position, qEff, imC));
   dropIfEmpty(position);
+}
+
+/** Settled plus pending quantity (no sum made when nothing is pending). */
+export function effectiveQty(position: PositionState): Qty {
+  return position.pq === 0n ? position.q : position.q + position.pq;
 }
 
 /** Recomputes the requirement with orders alone, when only the resting quantities changed. */
 export function refreshOrders(position: PositionState): void {
-  const imOrdersC = ordersContribution(position, position.q + position.pq, position.imC);
-  position.account.imOrders += imOrdersC - position.imOrdersC;
-  position.imOrdersC = imOrdersC;
+  const imOrdersC = ordersContribution(position, effectiveQty(position), position.imC);
+  if (imOrdersC !== position.imOrdersC) {
+    position.account.imOrders += imOrdersC - position.imOrdersC;
+    position.imOrdersC = imOrdersC;
+  }
   dropIfEmpty(position);
 }
 

@@ -151,6 +151,15 @@ export interface FundingState {
   anchorMicros: number;
   longAnchor: FundingValue;
   shortAnchor: FundingValue;
+  /**
+   * Derived from the four above whenever they change (funding.ts
+   * `rebaseFunding`), so that a position's funding terms cost one product
+   * each (margin.ts): longBase = longAnchor + slope x anchorMicros,
+   * shortBase = slope x anchorMicros - shortAnchor, negSlope = -slope.
+   */
+  longBase: FundingValue;
+  shortBase: FundingValue;
+  negSlope: FundingValue;
 }
 
 export interface MarketStats {
@@ -300,7 +309,7 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       premium: undefined,
       mark: undefined,
       markAtMicros: 0,
-      funding: { rate: 0n, slope: 0n, anchorMicros: 0, longAnchor: 0n, shortAnchor: 0n },
+      funding: { rate: 0n, slope: 0n, anchorMicros: 0, longAnchor: 0n, shortAnchor: 0n, longBase: 0n, shortBase: 0n, negSlope: 0n },
       oiLong: 0n,
       oiShort: 0n,
       oiLongEff: 0n,
