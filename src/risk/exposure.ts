@@ -19,7 +19,7 @@ import { getAccount } from "./accounts.ts";
 import { balanceOf } from "./collateral.ts";
 import { feeReserve } from "./fees.ts";
 import { E18, type Money, type Qty, fromSteps } from "./fixed.ts";
-import { positionOf, refreshEffective, refreshOrders } from "./margin.ts";
+import { effectiveQty, positionOf, refreshEffective, refreshOrders } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
 import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
 import type { Match, RestingOrder, Side } from "./types.ts";
@@ -86,11 +86,12 @@ function sideSign(side: Side): 1n | -1n {
 }
 
 function movePending(position: ReturnType<typeof positionOf>, delta: Qty, cost: Money): void {
-  const before = position.q + position.pq;
+  const before = effectiveQty(position);
+  const after = before + delta;
   position.pq += delta;
   position.pk += cost;
-  moveOpenInterest(position.market, before, position.q + position.pq, false);
-  refreshEffective(position);
+  moveOpenInterest(position.market, before, after, false);
+  refreshEffective(position, after);
 }
 
 const NO_OUTFLOWS: PendingState["outflows"] = Object.freeze([]);
@@ -112,8 +113,9 @@ export function addPending(state: RiskState, match: Match): void {
   const resting = state.resting.get(match.makerOrderId);
   if (resting !== undefined) reduceResting(state, resting, qty);
   if (market.kind === "perp") {
-    movePending(positionOf(taker, market), takerDelta, takerDelta * price);
-    movePending(positionOf(maker, market), -takerDelta, -takerDelta * price);
+    const cost = takerDelta * price;
+    movePending(positionOf(taker, market), takerDelta, cost);
+    movePending(positionOf(maker, market), -takerDelta, -cost);
     taker.pendingFees += takerFee;
   } else {
     const buyer: AccountState = takerDelta > 0n ? taker : maker;

@@ -20,14 +20,20 @@ import type { RiskRejection } from "./types.ts";
 
 /** Moves the market's OI for a position going from `before` to `after`. */
 export function moveOpenInterest(market: PerpMarketState, before: Qty, after: Qty, settled: boolean): void {
-  const longDelta = max(after, 0n) - max(before, 0n);
-  const shortDelta = max(-after, 0n) - max(-before, 0n);
-  if (settled) {
-    market.oiLong += longDelta;
-    market.oiShort += shortDelta;
-  } else {
-    market.oiLongEff += longDelta;
-    market.oiShortEff += shortDelta;
+  if (before === after) return;
+  // The long side moves by max(after, 0) - max(before, 0), the short side by min(before, 0) - min(after, 0):
+  // each difference is made only when it is not zero.
+  const longBefore = before > 0n ? before : 0n;
+  const longAfter = after > 0n ? after : 0n;
+  if (longBefore !== longAfter) {
+    if (settled) market.oiLong += longAfter - longBefore;
+    else market.oiLongEff += longAfter - longBefore;
+  }
+  const shortBefore = before < 0n ? before : 0n;
+  const shortAfter = after < 0n ? after : 0n;
+  if (shortBefore !== shortAfter) {
+    if (settled) market.oiShort += shortBefore - shortAfter;
+    else market.oiShortEff += shortBefore - shortAfter;
   }
 }
 
