@@ -48,7 +48,8 @@ export function getSpot(state: RiskState, marketId: number): SpotMarketState {
 
 /** Flags an account for the next liquidation pass when it is below its liquidation requirement. */
 export function flagIfLiquidatable(state: RiskState, account: AccountState, atMicros: number): void {
-  if (account.id !== state.config.poolAccountId && isLiquidatable(account, atMicros)) state.candidates.add(account.id);
+  if (account.id === state.config.poolAccountId || state.candidates.has(account.id)) return;
+  if (isLiquidatable(account, atMicros)) state.candidates.add(account.id);
 }
 
 /** One side's leg of a perp execution: `delta` (signed) of the execution's `qty` at `price`, the side paying `openingFee` on what it opens. */
