@@ -110,7 +110,13 @@ export function mulRateFloor(value: Money, rate: Rate): Money {
   return product < 0n ? (product - E18_MINUS_ONE) / E18 : product / E18;
 }
 
-const E18_MINUS_ONE = E18 - 1n;
+/** 10^18 - 1: the addend of a ceiling (or floor) division by 10^18 done in one division. */
+export const E18_MINUS_ONE = E18 - 1n;
+
+/** value / 10^18 rounded toward -inf: divRound(value, E18, "floor") in one division. */
+export function divFloorE18(value: bigint): bigint {
+  return value < 0n ? (value - E18_MINUS_ONE) / E18 : value / E18;
+}
 
 /** Canonical text of an integer scaled by 10^digits (exact; no exponent, no trailing zeros). */
 export function formatScaled(value: bigint, digits: number): string {
@@ -148,6 +154,7 @@ const MONEY_TAIL = "0".repeat(18);
 
 /** Canonical text of a booked Money amount (a whole number of 10^-18 at most; exact). */
 export function formatMoney(value: Money): string {
+  if (value === 0n) return "0";
   const negative = value < 0n;
   const text = (negative ? -value : value).toString();
   // A booked amount has at least 18 trailing zeros at 10^36 (or is zero): read its digits without dividing.

@@ -26,7 +26,7 @@
  * to f0 and -+ units x slope to f1 (see funding.ts), exact.
  * Requirements round up, funding down: a check never passes on a rounding.
  */
-import { E18, type Claim, type Money, type Price, type Qty, abs, divRound, max, mulRateCeil } from "./fixed.ts";
+import { type Claim, type Money, type Price, type Qty, abs, divFloorE18, max, mulRateCeil } from "./fixed.ts";
 import type { AccountState, PerpMarketState, PositionState } from "./state.ts";
 
 /** The account's perp position record in a market, created empty on first use. */
@@ -248,17 +248,27 @@ function dropIfEmpty(position: PositionState): void {
 
 /** Unrealized funding of the account's settled positions at `atMicros` (rounded down). */
 export function unrealizedFunding(account: AccountState, atMicros: number): Money {
-  return divRound(account.f0 + account.f1 * BigInt(atMicros), E18, "floor");
+  if (account.f1 === 0n) return account.f0 === 0n ? 0n : divFloorE18(account.f0);
+  return divFloorE18(account.f0 + account.f1 * BigInt(atMicros));
 }
 
 /** Margin balance on settled state. */
 export function equitySettled(account: AccountState, atMicros: number): Money {
-  return account.settlementBalance + account.collateral + account.upnlS + unrealizedFunding(account, atMicros);
+  return marginBalance(account, account.upnlS, atMicros);
 }
 
 /** Margin balance counting pending matches (and their fees). */
 export function equityEffective(account: AccountState, atMicros: number): Money {
-  return equitySettled(account, atMicros) - account.upnlS + account.upnl - account.pendingFees;
+  const balance = marginBalance(account, account.upnl, atMicros);
+  return account.pendingFees === 0n ? balance : balance - account.pendingFees;
+}
+
+/** Settlement balance + collateral value + `upnl` + unrealized funding (zero terms are not added). */
+function marginBalance(account: AccountState, upnl: Money, atMicros: number): Money {
+  let balance = upnl === 0n ? account.settlementBalance : account.settlementBalance + upnl;
+  if (account.collateral !== 0n) balance += account.collateral;
+  const funding = unrealizedFunding(account, atMicros);
+  return funding === 0n ? balance : balance + funding;
 }
 
 /** True when the account holds settled positions and its settled margin is below the liquidation requirement. */
@@ -287,15 +297,16 @@ export function fillMarginShortfall(
   fill: { readonly delta: Qty; readonly price: Price; readonly fee: Money; readonly atMicros: number; readonly settled: boolean },
 ): MarginShortfall | null {
   const { delta, price, fee, atMicros, settled } = fill;
-  const q = position === undefined ? 0n : settled ? position.q : position.q + position.pq;
-  const after = q + delta;
-  if (abs(after) <= abs(q)) return null;
+  const q = position === undefined ? 0n : settled ? position.q : effectiveQty(position);
+  const sizeAfter = abs(q + delta);
+  if (sizeAfter <= abs(q)) return null;
   const mark = market.mark ?? price;
   const equity = settled ? equitySettled(account, atMicros) : equityEffective(account, atMicros);
   const imBefore = settled ? account.imS : account.im;
-  const imOthers = imBefore - (position === undefined ? 0n : settled ? position.imSC : position.imC);
-  const required = imOthers + mulRateCeil(abs(after) * mark, market.config.imRate);
-  const equityAfter = equity + delta * (mark - price) - fee;
+  const own = position === undefined ? 0n : settled ? position.imSC : position.imC;
+  const required = (own === 0n ? imBefore : imBefore - own) + mulRateCeil(sizeAfter * mark, market.config.imRate);
+  const moved = mark === price ? equity : equity + delta * (mark - price);
+  const equityAfter = fee === 0n ? moved : moved - fee;
   const belowLiquidation = !settled && equity < account.lm;
   if (!belowLiquidation && equityAfter >= required) return null;
   return {

@@ -33,7 +33,7 @@ import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
 import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, fromSteps, max, mulRateCeil } from "./fixed.ts";
-import { type MarginShortfall, equityEffective, fillMarginShortfall } from "./margin.ts";
+import { type MarginShortfall, effectiveQty, equityEffective, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
 import { marketOf } from "./exposure.ts";
@@ -57,7 +57,7 @@ export function checkOrder(state: RiskState, intent: OrderIntent, atMicros: numb
     if (market.closed) return rejection("TRADING_HALTED_ERROR", `${market.config.symbol} is closed`);
     if (!perpPricesFresh(state, market, atMicros)) return noPrices(market.config.symbol);
     const position = account.positions.get(intent.marketId);
-    const q = position === undefined ? 0n : position.q + position.pq;
+    const q = position === undefined ? 0n : effectiveQty(position);
     const oi = checkOrderOpenInterest(market, q, intent.side === "B" ? qty : -qty);
     if (oi !== null) return oi;
     return checkPerpOrderMargin(account, position, market, { side: intent.side, qty, price, atMicros });
@@ -77,11 +77,16 @@ export function checkPerpOrderMargin(
   order: { readonly side: Side; readonly qty: Qty; readonly price: Price; readonly atMicros: number },
 ): RiskRejection | null {
   const { side, qty, price, atMicros } = order;
-  const q = position === undefined ? 0n : position.q + position.pq;
-  const buys = position === undefined ? 0n : position.restBuy;
-  const sells = position === undefined ? 0n : position.restSell;
-  const before = max(abs(q + buys), abs(q - sells));
-  const after = side === "B" ? max(abs(q + buys + qty), abs(q - sells)) : max(abs(q + buys), abs(q - sells - qty));
+  // The exposure's two ends: q + resting buys and q - resting sells (each summed once).
+  let highEnd = 0n;
+  let lowEnd = 0n;
+  if (position !== undefined) {
+    const q = effectiveQty(position);
+    highEnd = position.restBuy === 0n ? q : q + position.restBuy;
+    lowEnd = position.restSell === 0n ? q : q - position.restSell;
+  }
+  const before = max(abs(highEnd), abs(lowEnd));
+  const after = side === "B" ? max(abs(highEnd + qty), abs(lowEnd)) : max(abs(highEnd), abs(lowEnd - qty));
   if (after <= before) return null;
   const equity = equityEffective(account, atMicros);
   if (equity < account.lm) {
@@ -91,9 +96,12 @@ export function checkPerpOrderMargin(
     );
   }
   const mark = market.mark!;
-  const required = account.imOrders - (position === undefined ? 0n : position.imOrdersC) + mulRateCeil(after * mark, market.config.imRate);
-  const priceLoss = side === "B" ? qty * (price - mark) : qty * (mark - price);
-  const available = equity - max(priceLoss, 0n) - feeReserve(account.wallet, qty * price);
+  const own = position === undefined ? 0n : position.imOrdersC;
+  const required = (own === 0n ? account.imOrders : account.imOrders - own) + mulRateCeil(after * mark, market.config.imRate);
+  // The price loss against the mark: qty x (price - mark) for a buy above it, qty x (mark - price) for a sell below it.
+  const loss = side === "B" ? (price > mark ? qty * (price - mark) : 0n) : price < mark ? qty * (mark - price) : 0n;
+  const fee = feeReserve(account.wallet, qty * price);
+  const available = loss === 0n ? equity - fee : equity - loss - fee;
   if (available >= required) return null;
   return rejection(
     "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
@@ -158,7 +166,7 @@ export function checkFill(state: RiskState, match: MatchTerms, atMicros: number)
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);
   if (fillMarginShortfall(makerPosition, maker, market, { delta: -takerDelta, price, fee: 0n, atMicros, settled: false }) !== null) return "cancel-maker";
-  const breach = fillOpenInterestBreach(market, effectiveQty(takerPosition), effectiveQty(makerPosition), takerDelta, false);
+  const breach = fillOpenInterestBreach(market, effectiveQtyOf(takerPosition), effectiveQtyOf(makerPosition), takerDelta, false);
   if (breach === "maker") return "cancel-maker";
   if (breach === "taker") return "reject-taker";
   const fee = feeReserve(taker.wallet, qty * price);
@@ -166,8 +174,8 @@ export function checkFill(state: RiskState, match: MatchTerms, atMicros: number)
   return "ok";
 }
 
-function effectiveQty(position: PositionState | undefined): Qty {
-  return position === undefined ? 0n : position.q + position.pq;
+function effectiveQtyOf(position: PositionState | undefined): Qty {
+  return position === undefined ? 0n : effectiveQty(position);
 }
 
 function settledQty(position: PositionState | undefined): Qty {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { divRound, formatMoney, formatScaled, fractionDigitsE18, moneyUnit, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
+import { E18, divFloorE18, divRound, formatMoney, formatScaled, fractionDigitsE18, moneyUnit, mulRateCeil, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
 
 describe("divRound", () => {
   it.each([
@@ -38,6 +38,20 @@ describe("divRound", () => {
   });
 });
 
+describe("one-division roundings by 10^18", () => {
+  it("divFloorE18 is divRound's floor, and mulRateCeil its ceiling of the product", () => {
+    const edges = [0n, 1n, -1n, E18 - 1n, E18, E18 + 1n, -E18 + 1n, -E18, -E18 - 1n, 5n * E18, -5n * E18];
+    for (const value of edges) expect(divFloorE18(value), `${value}`).toBe(divRound(value, E18, "floor"));
+    fc.assert(
+      fc.property(fc.bigInt(-(10n ** 60n), 10n ** 60n), fc.bigInt(-(10n ** 18n), 10n ** 18n), (value, rate) => {
+        expect(divFloorE18(value)).toBe(divRound(value, E18, "floor"));
+        expect(mulRateCeil(value, rate)).toBe(divRound(value * rate, E18, "ceil"));
+      }),
+      { seed: 42, numRuns: 500 },
+    );
+  });
+});
+
 describe("money rounding (half-even to the asset's decimals)", () => {
   const unit6 = moneyUnit(6);
   const money = (text: string) => {
@@ -54,6 +68,13 @@ describe("money rounding (half-even to the asset's decimals)", () => {
     ["2.9999999", "3"],
   ])("%s rounds to %s at 6 decimals", (value, expected) => {
     expect(formatMoney(roundMoney(money(value), unit6))).toBe(expected);
+  });
+
+  it("formats zero, negative and whole amounts", () => {
+    expect(formatMoney(0n)).toBe("0");
+    expect(formatMoney(money("-0.000001"))).toBe("-0.000001");
+    expect(formatMoney(money("12"))).toBe("12");
+    expect(formatMoney(money("-12.5"))).toBe("-12.5");
   });
 
   it("refuses more than 18 decimals", () => {
