@@ -71,7 +71,9 @@ function applySide(
   if (position.pq !== 0n) moveOpenInterest(market, before + position.pq, position.q + position.pq, false);
   else moveOpenInterest(market, before, position.q, false);
   if (openingFee !== 0n && result.opened > 0n) {
-    position.openingFees += roundMoneyRatio(openingFee * result.opened, qty, state.settlement.config.unit);
+    // All of the execution opened: its share of the fee is the fee itself, rounded (the same rational, no products).
+    const unit = state.settlement.config.unit;
+    position.openingFees += result.opened === qty ? roundMoney(openingFee, unit) : roundMoneyRatio(openingFee * result.opened, qty, unit);
   }
   position.lastSeq = sequenceNumber;
   refreshPosition(position);
@@ -179,13 +181,23 @@ function perpRecord(
   record.timestamp = microsToMillis(atMicros);
   record.sequenceNumber = input.sequenceNumber;
   record.fillId = input.fillId;
-  if (takerCloses) record.takerRealizedPnl = formatMoney(takerLeg.pricePnl + takerLeg.fundingPnl);
-  if (makerCloses) record.makerRealizedPnl = formatMoney(makerLeg.pricePnl + makerLeg.fundingPnl);
-  if (takerCloses) record.takerPriceVariationPnl = formatMoney(takerLeg.pricePnl);
-  if (makerCloses) record.makerPriceVariationPnl = formatMoney(makerLeg.pricePnl);
-  if (takerCloses) record.takerFundingPnl = formatMoney(takerLeg.fundingPnl);
-  if (makerCloses) record.makerFundingPnl = formatMoney(makerLeg.fundingPnl);
+  const taker = takerCloses ? closeTexts(takerLeg) : undefined;
+  const maker = makerCloses ? closeTexts(makerLeg) : undefined;
+  if (taker !== undefined) record.takerRealizedPnl = taker.realized;
+  if (maker !== undefined) record.makerRealizedPnl = maker.realized;
+  if (taker !== undefined) record.takerPriceVariationPnl = taker.price;
+  if (maker !== undefined) record.makerPriceVariationPnl = maker.price;
+  if (taker !== undefined) record.takerFundingPnl = taker.funding;
+  if (maker !== undefined) record.makerFundingPnl = maker.funding;
   return record;
+}
+
+/** The texts of a closing leg's PnL: realized = price variation + funding, each formatted once (one is often zero). */
+function closeTexts(leg: LegResult): { readonly realized: string; readonly price: string; readonly funding: string } {
+  const price = formatMoney(leg.pricePnl);
+  const funding = formatMoney(leg.fundingPnl);
+  const realized = leg.fundingPnl === 0n ? price : leg.pricePnl === 0n ? funding : formatMoney(leg.pricePnl + leg.fundingPnl);
+  return { realized, price, funding };
 }
 
 /** The USD value of `amount` of an asset at its last index (the settlement asset at par). */

@@ -23,7 +23,7 @@
  * four parts sum to takerFee exactly. Maker fee: none (makerFee omitted).
  */
 import { mainAccountOf } from "./accounts.ts";
-import { E18, E36, type Money, min, roundMoneyRatio } from "./fixed.ts";
+import { E18, E18_MINUS_ONE, E36, type Money, min, roundMoneyRatio } from "./fixed.ts";
 import type { FeeTierConfig } from "./config.ts";
 import type { AccountState, RiskState, WalletState } from "./state.ts";
 
@@ -60,19 +60,22 @@ export function takerFeeSplit(state: RiskState, wallet: WalletState, tier: FeeTi
   const takerFee = roundMoneyRatio(notional * tier.takerRate, E18, unit);
   const keepOg = wallet.og ? E18 - global.ogDiscount : E18;
   const keepReferee = wallet.referee ? E18 - global.refereeDiscount : E18;
-  const discount = E36 - keepOg * keepReferee; // a fraction at 10^36
-  const takerRebateCredit = min(roundMoneyRatio(takerFee * discount, E36, unit), takerFee);
+  // A part at a zero rate (no discount, no referrer, no pool) is min(0, what is left): no product is made for it.
+  const discount = keepOg === E18 && keepReferee === E18 ? 0n : E36 - keepOg * keepReferee; // a fraction at 10^36
+  const takerRebateCredit = discount === 0n ? min(0n, takerFee) : min(roundMoneyRatio(takerFee * discount, E36, unit), takerFee);
+  let left = takerRebateCredit === 0n ? takerFee : takerFee - takerRebateCredit;
   const referrer = mainAccountOf(state, wallet.referrer);
   const referrerRate = referrer === undefined ? 0n : referrer.wallet.affiliate ? global.affiliateReferrerRebate : global.referrerRebate;
-  const referrerFeeCredit = min(roundMoneyRatio(takerFee * referrerRate, E18, unit), takerFee - takerRebateCredit);
+  const referrerFeeCredit = referrerRate === 0n ? min(0n, left) : min(roundMoneyRatio(takerFee * referrerRate, E18, unit), left);
+  if (referrerFeeCredit !== 0n) left -= referrerFeeCredit;
   const pool = state.accounts.get(state.config.poolAccountId);
   const poolShare = pool === undefined ? 0n : global.poolFeeShare;
-  const poolFeeCredit = min(roundMoneyRatio(takerFee * poolShare, E18, unit), takerFee - takerRebateCredit - referrerFeeCredit);
-  const protocolFeeCredit = takerFee - takerRebateCredit - referrerFeeCredit - poolFeeCredit;
+  const poolFeeCredit = poolShare === 0n ? min(0n, left) : min(roundMoneyRatio(takerFee * poolShare, E18, unit), left);
+  const protocolFeeCredit = poolFeeCredit === 0n ? left : left - poolFeeCredit;
   return { takerFee, takerRebateCredit, referrerFeeCredit, poolFeeCredit, protocolFeeCredit, referrer, pool };
 }
 
 /** A conservative fee for pre-trade checks: the gross fee at the wallet's current tier, rounded up. */
 export function feeReserve(wallet: WalletState, notional: Money): Money {
-  return (notional * wallet.tier.takerRate + E18 - 1n) / E18;
+  return (notional * wallet.tier.takerRate + E18_MINUS_ONE) / E18;
 }

@@ -62,7 +62,7 @@ export function applyLeg(state: RiskState, position: PositionState, delta: Qty, 
     const closing = position.q > 0n ? -c : c;
     if (c === units) {
       pricePnl = roundMoney(priceClaim, unit);
-      fundingPnl = roundMoneyRatio(fundingClaim, E18, unit);
+      if (fundingClaim !== 0n) fundingPnl = roundMoneyRatio(fundingClaim, E18, unit);
       state.roundingResidual += (priceClaim - pricePnl) * E18 + (fundingClaim - fundingPnl * E18);
       state.fundingRealized += fundingClaim;
       openingFee = position.openingFees;
@@ -71,17 +71,19 @@ export function applyLeg(state: RiskState, position: PositionState, delta: Qty, 
       position.b = 0n;
       position.openingFees = 0n;
     } else {
+      // A zero claim or fee has a zero share: its rounding and products are skipped.
       pricePnl = roundMoneyRatio(priceClaim * c, units, unit);
-      fundingPnl = roundMoneyRatio(fundingClaim * c, units * E18, unit);
-      openingFee = roundMoneyRatio(position.openingFees * c, units, unit);
-      state.fundingRealized += fundingPnl * E18;
+      if (fundingClaim !== 0n) fundingPnl = roundMoneyRatio(fundingClaim * c, units * E18, unit);
+      if (position.openingFees !== 0n) openingFee = roundMoneyRatio(position.openingFees * c, units, unit);
+      const fundingPnlClaim = fundingPnl === 0n ? 0n : fundingPnl * E18;
+      if (fundingPnlClaim !== 0n) state.fundingRealized += fundingPnlClaim;
       position.k += closing * price + pricePnl;
-      position.b += fundingPnl * E18 - c * value;
-      position.openingFees -= openingFee;
+      position.b += fundingPnlClaim - c * value;
+      if (openingFee !== 0n) position.openingFees -= openingFee;
       position.q += closing;
     }
     closed = c;
-    remaining = delta - closing;
+    remaining = c === abs(delta) ? 0n : delta - closing;
   }
   if (remaining !== 0n) {
     const value = remaining > 0n ? longValueAt(funding, atMicros) : shortValueAt(funding, atMicros);
