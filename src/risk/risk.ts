@@ -55,7 +55,7 @@ import { equityEffective, equitySettled } from "./margin.ts";
 import { positionView } from "./positions.ts";
 import { checkFill, checkOrder, validateMatch } from "./pretrade.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
-import { type ExecutionIds, type PositionState, type RiskState, createRiskState, defaultExecutionIds } from "./state.ts";
+import { type BalanceState, type ExecutionIds, type PositionState, type RiskState, createRiskState, defaultExecutionIds } from "./state.ts";
 import { assetOraclePrices, marketSummary, spotMarketSummary } from "./summaries.ts";
 import type {
   AccountBalanceView,
@@ -291,8 +291,13 @@ export class RiskEngine {
   positions(accountId: number): PositionView[] {
     const account = getAccount(this.state, accountId);
     const held: PositionState[] = [];
-    for (const position of account.positions.values()) if (position.q !== 0n) held.push(position);
-    if (held.length > 1) held.sort((a, b) => a.market.config.marketId - b.market.config.marketId);
+    for (const position of account.positions.values()) {
+      if (position.q === 0n) continue;
+      // By marketId: inserted among the few held so far (Array.prototype.sort would copy them into a new array first).
+      let at = held.push(position) - 1;
+      for (; at > 0 && held[at - 1]!.market.config.marketId > position.market.config.marketId; at--) held[at] = held[at - 1]!;
+      held[at] = position;
+    }
     const views: PositionView[] = [];
     for (const position of held) views.push(positionView(this.state, position));
     return views;
@@ -300,8 +305,13 @@ export class RiskEngine {
 
   balances(accountId: number): AccountBalanceView[] {
     const account = getAccount(this.state, accountId);
-    const held = [...account.balances.values()];
-    if (held.length > 1) held.sort((a, b) => (a.asset.config.symbol < b.asset.config.symbol ? -1 : 1));
+    const held: BalanceState[] = [];
+    for (const balance of account.balances.values()) {
+      // By asset symbol, inserted as in positions().
+      let at = held.push(balance) - 1;
+      for (; at > 0 && held[at - 1]!.asset.config.symbol > balance.asset.config.symbol; at--) held[at] = held[at - 1]!;
+      held[at] = balance;
+    }
     const views: AccountBalanceView[] = [];
     for (const balance of held) {
       views.push({ accountId, asset: balance.asset.config.symbol, realBalance: realBalanceText(balance), balanceDEPRECATED: netDepositsText(balance) });

@@ -3,7 +3,7 @@
  * flip; realized PnL split into price variation and funding; opening fees.
  */
 import { describe, expect, it } from "vitest";
-import { BTC_PERP, T0, setPrices, trade, venue } from "./fixtures.ts";
+import { BTC_PERP, ETH_PERP, T0, setPrices, trade, venue } from "./fixtures.ts";
 import { conservation } from "../../src/risk/audit.ts";
 
 function richVenue() {
@@ -76,5 +76,23 @@ describe("opening fees", () => {
     expect(flip.record.takerOpeningFee).toBe("40.24");
     const close = trade(risk, BTC_PERP, 1, 4, "B", 490_000, 2_000, T0);
     expect(close.record.takerOpeningFee).toBe("39.2");
+  });
+});
+
+describe("reads", () => {
+  it("list positions by marketId and balances by asset, whatever order they were opened in", () => {
+    const risk = richVenue();
+    risk.deposit(1, "ETH", "2", T0);
+    risk.deposit(1, "BTC", "0.5", T0);
+    trade(risk, ETH_PERP, 1, 2, "B", 300_000, 100, T0); // ETH first (marketId 2)
+    trade(risk, BTC_PERP, 1, 2, "A", 500_000, 1_000, T0); // then BTC (marketId 1)
+    expect(risk.positions(1).map((position) => [position.symbol, position.side])).toEqual([
+      ["BTCRUSDPERP", "A"],
+      ["ETHRUSDPERP", "B"],
+    ]);
+    expect(risk.balances(1).map((balance) => balance.asset)).toEqual(["BTC", "ETH", "RUSD"]);
+    // Closing the first market's position leaves the other.
+    trade(risk, BTC_PERP, 1, 3, "B", 500_000, 1_000, T0);
+    expect(risk.positions(1).map((position) => position.symbol)).toEqual(["ETHRUSDPERP"]);
   });
 });
