@@ -98,17 +98,40 @@ export function refreshPosition(position: PositionState): void {
   }
   const { upnl: upnlC, im: imC, lm: lmC } = valued;
   const imOrdersC = ordersContribution(position, qEff, imC);
-  if (upnlSC !== position.upnlSC) {
-    account.upnlS += upnlSC - position.upnlSC;
-    position.upnlSC = upnlSC;
-  }
-  if (imSC !== position.imSC) {
-    account.imS += imSC - position.imSC;
-    position.imSC = imSC;
-  }
-  if (lmSC !== position.lmSC) {
-    account.lmS += lmSC - position.lmSC;
-    position.lmSC = lmSC;
+  if (position.pq === 0n && position.pk === 0n && position.upnlC === position.upnlSC && position.imC === position.imSC && position.lmC === position.lmSC) {
+    // Nothing pending, now or at the last refresh: each effective contribution is the settled one, before and
+    // after, so each sum pair moves by one difference.
+    if (upnlSC !== position.upnlSC) {
+      const difference = upnlSC - position.upnlSC;
+      account.upnlS += difference;
+      account.upnl += difference;
+      position.upnlSC = position.upnlC = upnlSC;
+    }
+    if (imSC !== position.imSC) {
+      const difference = imSC - position.imSC;
+      account.imS += difference;
+      account.im += difference;
+      position.imSC = position.imC = imSC;
+    }
+    if (lmSC !== position.lmSC) {
+      const difference = lmSC - position.lmSC;
+      account.lmS += difference;
+      account.lm += difference;
+      position.lmSC = position.lmC = lmSC;
+    }
+  } else {
+    if (upnlSC !== position.upnlSC) {
+      account.upnlS += upnlSC - position.upnlSC;
+      position.upnlSC = upnlSC;
+    }
+    if (imSC !== position.imSC) {
+      account.imS += imSC - position.imSC;
+      position.imSC = imSC;
+    }
+    if (lmSC !== position.lmSC) {
+      account.lmS += lmSC - position.lmSC;
+      position.lmSC = lmSC;
+    }
   }
   moveEffective(position, upnlC, imC, lmC, imOrdersC);
   moveFunding(position);
@@ -217,10 +240,16 @@ function ordersContribution(position: PositionState, qEff: Qty, imC: Money): Mon
  * `qEff` is q + pq, for a caller that has it at hand.
  */
 export function refreshEffective(position: PositionState, qEff: Qty = effectiveQty(position)): void {
-  const { imRate, lmRate } = position.market.config;
-  valueAt(qEff, position.pk === 0n ? position.k : position.k + position.pk, position.market.mark, imRate, lmRate);
-  const { upnl: upnlC, im: imC, lm: lmC } = valued;
-  moveEffective(position, upnlC, imC, lmC, ordersContribution(position, qEff, imC));
+  if (position.pq === 0n && position.pk === 0n) {
+    // Nothing pending (the last pending match released): the effective view is the settled one, and its
+    // contributions are current.
+    moveEffective(position, position.upnlSC, position.imSC, position.lmSC, ordersContribution(position, qEff, position.imSC));
+  } else {
+    const { imRate, lmRate } = position.market.config;
+    valueAt(qEff, position.k + position.pk, position.market.mark, imRate, lmRate);
+    const { upnl: upnlC, im: imC, lm: lmC } = valued;
+    moveEffective(position, upnlC, imC, lmC, ordersContribution(position, qEff, imC));
+  }
   dropIfEmpty(position);
 }
 
