@@ -18,7 +18,7 @@ import { assert } from "../core/assert.ts";
 import { getAccount } from "./accounts.ts";
 import { balanceOf } from "./collateral.ts";
 import { feeReserve } from "./fees.ts";
-import { E18, type Money, type Qty, fromSteps } from "./fixed.ts";
+import { E18, type Money, type Qty } from "./fixed.ts";
 import { effectiveQty, positionOf, refreshEffective, refreshOrders } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
 import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
@@ -52,8 +52,8 @@ export function restOrder(state: RiskState, order: RestingOrder): void {
     account: getAccount(state, order.accountId),
     marketId: order.marketId,
     side: order.side,
-    qty: fromSteps(order.qtyLots, market.config.step),
-    price: fromSteps(order.priceTicks, market.config.tick),
+    qty: market.lots.of(order.qtyLots),
+    price: market.ticks.of(order.priceTicks),
   };
   state.resting.set(order.orderId, resting);
   holdResting(state, resting, resting.qty);
@@ -104,8 +104,8 @@ export function addPending(state: RiskState, match: Match): void {
   if (market === undefined) assert(false, `marketId ${match.marketId} does not exist`);
   const taker = getAccount(state, match.takerAccountId);
   const maker = getAccount(state, match.makerAccountId);
-  const qty = fromSteps(match.qtyLots, market.config.step);
-  const price = fromSteps(match.priceTicks, market.config.tick);
+  const qty = market.lots.of(match.qtyLots);
+  const price = market.ticks.of(match.priceTicks);
   const takerDelta = sideSign(match.takerSide) * qty;
   const notional = qty * price;
   const takerFee = feeReserve(taker.wallet, notional);

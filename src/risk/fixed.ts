@@ -198,3 +198,26 @@ export function fromSteps(count: number, step: bigint): bigint {
   if (!Number.isSafeInteger(count)) assert(false, `step count ${count} must be a safe integer`);
   return BigInt(count) * step;
 }
+
+/**
+ * fromSteps for one step size (a market's lots or ticks) that remembers its
+ * last conversion: an order's or a fill's lots and ticks are converted
+ * several times in a row (pre-trade check, resting, match-time check,
+ * pending hold, validation, application), and comparing two numbers makes no
+ * bigint.
+ */
+export class StepScale {
+  private lastCount = 0;
+  private lastValue = 0n;
+
+  constructor(readonly step: bigint) {}
+
+  /** fromSteps(count, step). */
+  of(count: number): bigint {
+    if (count !== this.lastCount) {
+      this.lastValue = fromSteps(count, this.step);
+      this.lastCount = count;
+    }
+    return this.lastValue;
+  }
+}

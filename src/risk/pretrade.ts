@@ -32,7 +32,7 @@ import { assert } from "../core/assert.ts";
 import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
-import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, fromSteps, max, mulRateCeil } from "./fixed.ts";
+import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulRateCeil } from "./fixed.ts";
 import { type MarginShortfall, effectiveQty, equityEffective, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
@@ -51,8 +51,8 @@ export function checkOrder(state: RiskState, intent: OrderIntent, atMicros: numb
   if (!(intent.qtyLots > 0) || !(intent.priceTicks > 0)) {
     return rejection("INPUT_VALIDATION_ERROR", `qtyLots ${intent.qtyLots} and priceTicks ${intent.priceTicks} must be positive`);
   }
-  const qty = fromSteps(intent.qtyLots, market.config.step);
-  const price = fromSteps(intent.priceTicks, market.config.tick);
+  const qty = market.lots.of(intent.qtyLots);
+  const price = market.ticks.of(intent.priceTicks);
   if (market.kind === "perp") {
     if (market.closed) return rejection("TRADING_HALTED_ERROR", `${market.config.symbol} is closed`);
     if (!perpPricesFresh(state, market, atMicros)) return noPrices(market.config.symbol);
@@ -148,13 +148,13 @@ function checkSpotOrder(
 function matchParts(state: RiskState, match: MatchTerms) {
   const market = marketOf(state, match.marketId);
   if (market === undefined) assert(false, `marketId ${match.marketId} does not exist`);
-  const qty = fromSteps(match.qtyLots, market.config.step);
+  const qty = market.lots.of(match.qtyLots);
   return {
     market,
     taker: getAccount(state, match.takerAccountId),
     maker: getAccount(state, match.makerAccountId),
     qty,
-    price: fromSteps(match.priceTicks, market.config.tick),
+    price: market.ticks.of(match.priceTicks),
     takerDelta: match.takerSide === "B" ? qty : -qty,
   };
 }

@@ -12,7 +12,7 @@
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_SECOND } from "../core/time.ts";
 import type { AssetConfig, FeeTierConfig, PerpMarketConfig, RiskConfig, SpotMarketConfig } from "./config.ts";
-import type { Claim, FundingValue, Money, Price, Qty, Rate } from "./fixed.ts";
+import { type Claim, type FundingValue, type Money, type Price, type Qty, type Rate, StepScale } from "./fixed.ts";
 import { PriceWindow, RollingSum } from "./rolling.ts";
 import type { AssetStatus, Side } from "./types.ts";
 
@@ -206,6 +206,9 @@ export interface PerpMarketState {
   /** Positions with anything that contributes to margin, by accountId. */
   readonly holders: Map<number, PositionState>;
   readonly stats: MarketStats;
+  /** Lots and ticks to 10^18 values (config.step, config.tick). */
+  readonly lots: StepScale;
+  readonly ticks: StepScale;
 }
 
 export interface SpotMarketState {
@@ -215,6 +218,9 @@ export interface SpotMarketState {
   readonly quote: AssetState;
   book: BookPrices;
   readonly stats: MarketStats;
+  /** Lots and ticks to 10^18 values (config.step, config.tick). */
+  readonly lots: StepScale;
+  readonly ticks: StepScale;
 }
 
 export interface RestingState {
@@ -316,6 +322,8 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       oiShortEff: 0n,
       holders: new Map(),
       stats: newMarketStats(),
+      lots: new StepScale(market.step),
+      ticks: new StepScale(market.tick),
     });
   }
   const spots = new Map<number, SpotMarketState>();
@@ -327,6 +335,8 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       quote: assets.get(market.quoteAsset)!,
       book: emptyBook(),
       stats: newMarketStats(),
+      lots: new StepScale(market.step),
+      ticks: new StepScale(market.tick),
     });
   }
   return {

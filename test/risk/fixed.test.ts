@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { E18, divFloorE18, divRound, formatMoney, formatScaled, fractionDigitsE18, moneyUnit, mulRateCeil, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
+import { E18, StepScale, divFloorE18, divRound, formatMoney, formatScaled, fractionDigitsE18, fromSteps, moneyUnit, mulRateCeil, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
 
 describe("divRound", () => {
   it.each([
@@ -94,6 +94,14 @@ describe("formatting and steps", () => {
     expect(fractionDigitsE18(10n ** 15n)).toBe(3);
     expect(fractionDigitsE18(10n ** 18n)).toBe(0);
     expect(fractionDigitsE18(25n * 10n ** 16n)).toBe(2);
+  });
+
+  it("converts step counts like fromSteps, repeated or not (StepScale remembers the last one)", () => {
+    const step = 10n ** 15n;
+    const scale = new StepScale(step);
+    for (const count of [0, 7, 7, 3, 7, 0, 0, 123_456_789, 123_456_789, 1]) expect(scale.of(count), `${count}`).toBe(fromSteps(count, step));
+    expect(() => scale.of(1.5)).toThrow(/safe integer/);
+    expect(scale.of(1)).toBe(step);
   });
 
   it("rounds a price to the tick grid half-even", () => {
