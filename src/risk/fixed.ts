@@ -103,6 +103,31 @@ export function mulRateCeil(value: Money, rate: Rate): Money {
   return product > 0n ? (product + E18_MINUS_ONE) / E18 : product / E18;
 }
 
+/** A Rate as a fraction in lowest terms: rate / 10^18 = numerator / denominator, exactly (see mulFractionCeil). */
+export interface RateFraction {
+  readonly numerator: bigint;
+  readonly denominator: bigint;
+  readonly denominatorLessOne: bigint;
+}
+
+export function rateFraction(rate: Rate): RateFraction {
+  let a = rate < 0n ? -rate : rate;
+  let b = E18;
+  while (b !== 0n) [a, b] = [b, a % b];
+  const denominator = E18 / a;
+  return { numerator: rate / a, denominator, denominatorLessOne: denominator - 1n };
+}
+
+/**
+ * mulRateCeil with the rate in lowest terms: the same rational, so the same
+ * ceiling, and a rate of 1/n (0.05 = 1/20, as margin rates usually are)
+ * makes no product: one addition and one division by a small number.
+ */
+export function mulFractionCeil(value: Money, rate: RateFraction): Money {
+  const product = rate.numerator === 1n ? value : value * rate.numerator;
+  return product > 0n ? (product + rate.denominatorLessOne) / rate.denominator : product / rate.denominator;
+}
+
 /** A Money value times a Rate, rounded down. */
 export function mulRateFloor(value: Money, rate: Rate): Money {
   // One division: truncation is already the floor of a non-negative product.

@@ -26,7 +26,7 @@
  * to f0 and -+ units x slope to f1 (see funding.ts), exact.
  * Requirements round up, funding down: a check never passes on a rounding.
  */
-import { type Claim, type Money, type Price, type Qty, abs, divFloorE18, max, mulRateCeil } from "./fixed.ts";
+import { type Claim, type Money, type Price, type Qty, type RateFraction, abs, divFloorE18, max, mulFractionCeil } from "./fixed.ts";
 import type { AccountState, PerpMarketState, PositionState } from "./state.ts";
 
 /** The account's perp position record in a market, created empty on first use. */
@@ -83,10 +83,10 @@ function isEmpty(position: PositionState): boolean {
  */
 export function refreshPosition(position: PositionState): void {
   const { account, market } = position;
-  const { imRate, lmRate } = market.config;
+  const { imFraction, lmFraction } = market;
   const mark = market.mark;
   const { q, k } = position;
-  valueAt(q, k, mark, imRate, lmRate);
+  valueAt(q, k, mark, imFraction, lmFraction);
   const upnlSC = valued.upnl;
   const imSC = valued.im;
   const lmSC = valued.lm;
@@ -94,7 +94,7 @@ export function refreshPosition(position: PositionState): void {
   let qEff = q;
   if (position.pq !== 0n || position.pk !== 0n) {
     qEff = q + position.pq;
-    valueAt(qEff, k + position.pk, mark, imRate, lmRate);
+    valueAt(qEff, k + position.pk, mark, imFraction, lmFraction);
   }
   const { upnl: upnlC, im: imC, lm: lmC } = valued;
   const imOrdersC = ordersContribution(position, qEff, imC);
@@ -149,7 +149,7 @@ const valued = { upnl: 0n, im: 0n, lm: 0n };
  * at cost k, at `mark` (at cost, with no PnL, before any mark), into
  * `valued`. Nothing is multiplied for an empty position (q = k = 0).
  */
-function valueAt(q: Qty, k: Money, mark: Price | undefined, imRate: bigint, lmRate: bigint): void {
+function valueAt(q: Qty, k: Money, mark: Price | undefined, imRate: RateFraction, lmRate: RateFraction): void {
   if (q === 0n && k === 0n) {
     valued.upnl = 0n;
     valued.im = 0n;
@@ -166,8 +166,8 @@ function valueAt(q: Qty, k: Money, mark: Price | undefined, imRate: bigint, lmRa
     valued.upnl = value - k;
     notional = value < 0n ? -value : value;
   }
-  valued.im = mulRateCeil(notional, imRate);
-  valued.lm = mulRateCeil(notional, lmRate);
+  valued.im = mulFractionCeil(notional, imRate);
+  valued.lm = mulFractionCeil(notional, lmRate);
 }
 
 /** Moves the account's effective sums to the position's new contributions (unchanged ones cost a compare). */
@@ -230,7 +230,7 @@ function ordersContribution(position: PositionState, qEff: Qty, imC: Money): Mon
   if (restBuy === 0n && restSell === 0n) return imC;
   const mark = position.market.mark;
   if (mark === undefined) return imC; // at cost, resting orders add nothing
-  return mulRateCeil(max(abs(qEff + restBuy), abs(qEff - restSell)) * mark, position.market.config.imRate);
+  return mulFractionCeil(max(abs(qEff + restBuy), abs(qEff - restSell)) * mark, position.market.imFraction);
 }
 
 /**
@@ -245,8 +245,8 @@ export function refreshEffective(position: PositionState, qEff: Qty = effectiveQ
     // contributions are current.
     moveEffective(position, position.upnlSC, position.imSC, position.lmSC, ordersContribution(position, qEff, position.imSC));
   } else {
-    const { imRate, lmRate } = position.market.config;
-    valueAt(qEff, position.k + position.pk, position.market.mark, imRate, lmRate);
+    const { imFraction, lmFraction } = position.market;
+    valueAt(qEff, position.k + position.pk, position.market.mark, imFraction, lmFraction);
     const { upnl: upnlC, im: imC, lm: lmC } = valued;
     moveEffective(position, upnlC, imC, lmC, ordersContribution(position, qEff, imC));
   }
@@ -333,7 +333,7 @@ export function fillMarginShortfall(
   const equity = settled ? equitySettled(account, atMicros) : equityEffective(account, atMicros);
   const imBefore = settled ? account.imS : account.im;
   const own = position === undefined ? 0n : settled ? position.imSC : position.imC;
-  const required = (own === 0n ? imBefore : imBefore - own) + mulRateCeil(sizeAfter * mark, market.config.imRate);
+  const required = (own === 0n ? imBefore : imBefore - own) + mulFractionCeil(sizeAfter * mark, market.imFraction);
   const moved = mark === price ? equity : equity + delta * (mark - price);
   const equityAfter = fee === 0n ? moved : moved - fee;
   const belowLiquidation = !settled && equity < account.lm;

@@ -32,7 +32,7 @@ import { assert } from "../core/assert.ts";
 import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
-import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulRateCeil } from "./fixed.ts";
+import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulFractionCeil } from "./fixed.ts";
 import { type MarginShortfall, effectiveQty, equityEffective, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
@@ -97,7 +97,7 @@ export function checkPerpOrderMargin(
   }
   const mark = market.mark!;
   const own = position === undefined ? 0n : position.imOrdersC;
-  const required = (own === 0n ? account.imOrders : account.imOrders - own) + mulRateCeil(after * mark, market.config.imRate);
+  const required = (own === 0n ? account.imOrders : account.imOrders - own) + mulFractionCeil(after * mark, market.imFraction);
   // The price loss against the mark: qty x (price - mark) for a buy above it, qty x (mark - price) for a sell below it.
   const loss = side === "B" ? (price > mark ? qty * (price - mark) : 0n) : price < mark ? qty * (mark - price) : 0n;
   const fee = feeReserve(account.wallet, qty * price);

@@ -12,7 +12,7 @@
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_SECOND } from "../core/time.ts";
 import type { AssetConfig, FeeTierConfig, PerpMarketConfig, RiskConfig, SpotMarketConfig } from "./config.ts";
-import { type Claim, type FundingValue, type Money, type Price, type Qty, type Rate, StepScale } from "./fixed.ts";
+import { type Claim, type FundingValue, type Money, type Price, type Qty, type Rate, type RateFraction, StepScale, rateFraction } from "./fixed.ts";
 import { PriceWindow, RollingSum } from "./rolling.ts";
 import type { AssetStatus, Side } from "./types.ts";
 
@@ -209,6 +209,9 @@ export interface PerpMarketState {
   /** Lots and ticks to 10^18 values (config.step, config.tick). */
   readonly lots: StepScale;
   readonly ticks: StepScale;
+  /** config.imRate and config.lmRate in lowest terms, for margin.ts's requirements (mulFractionCeil). */
+  readonly imFraction: RateFraction;
+  readonly lmFraction: RateFraction;
 }
 
 export interface SpotMarketState {
@@ -324,6 +327,8 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       stats: newMarketStats(),
       lots: new StepScale(market.step),
       ticks: new StepScale(market.tick),
+      imFraction: rateFraction(market.imRate),
+      lmFraction: rateFraction(market.lmRate),
     });
   }
   const spots = new Map<number, SpotMarketState>();

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { E18, StepScale, divFloorE18, divRound, formatMoney, formatScaled, fractionDigitsE18, fromSteps, moneyUnit, mulRateCeil, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
+import { E18, StepScale, divFloorE18, divRound, formatMoney, formatScaled, fractionDigitsE18, fromSteps, moneyUnit, mulFractionCeil, mulRateCeil, rateFraction, roundMoney, toStepsHalfEven } from "../../src/risk/fixed.ts";
 
 describe("divRound", () => {
   it.each([
@@ -48,6 +48,22 @@ describe("one-division roundings by 10^18", () => {
         expect(mulRateCeil(value, rate)).toBe(divRound(value * rate, E18, "ceil"));
       }),
       { seed: 42, numRuns: 500 },
+    );
+  });
+});
+
+describe("rates in lowest terms", () => {
+  it("reduce rate / 10^18, and round a product up as mulRateCeil does", () => {
+    expect(rateFraction(5n * 10n ** 16n)).toEqual({ numerator: 1n, denominator: 20n, denominatorLessOne: 19n }); // 0.05
+    expect(rateFraction(3n * 10n ** 16n)).toEqual({ numerator: 3n, denominator: 100n, denominatorLessOne: 99n }); // 0.03
+    expect(rateFraction(0n)).toEqual({ numerator: 0n, denominator: 1n, denominatorLessOne: 0n });
+    expect(rateFraction(E18 + 1n).denominator).toBe(E18);
+    const rates = fc.oneof(fc.bigInt(-E18, 2n * E18), fc.integer({ min: 1, max: 1_000 }).map((n) => divRound(E18, BigInt(n), "ceil")), fc.constantFrom(5n * 10n ** 16n, 25n * 10n ** 15n, E18));
+    fc.assert(
+      fc.property(fc.bigInt(-(10n ** 60n), 10n ** 60n), rates, (value, rate) => {
+        expect(mulFractionCeil(value, rateFraction(rate))).toBe(mulRateCeil(value, rate));
+      }),
+      { seed: 42, numRuns: 1_000 },
     );
   });
 });
