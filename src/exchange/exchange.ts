@@ -92,6 +92,8 @@ export class Exchange {
   private readonly entryDisabled = new Set<string>();
   /** The engine's market specs, in marketId order of the config (made once: the summary tick walks them). */
   private readonly specs: readonly MarketSpec[];
+  /** Every market's id, ascending: the order of depth updates (flushDepth). */
+  private readonly marketIdsAscending: readonly number[];
   private lastOrderSequence = 0;
 
   constructor(options: ExchangeOptions) {
@@ -104,6 +106,7 @@ export class Exchange {
     });
     const specs = this.marketSpecs();
     this.specs = specs;
+    this.marketIdsAscending = specs.map((spec) => spec.marketId).sort((a, b) => a - b);
     this.engine = new Engine({
       markets: specs,
       scheduler: this.timers,
@@ -294,9 +297,15 @@ export class Exchange {
     this.chain.submit(match);
   }
 
+  /**
+   * The depth UPDATE of each market whose book changed, in marketId order.
+   * Runs after every input: it walks the markets in their precomputed order
+   * rather than sorting a copy of the dirty set each time.
+   */
   private flushDepth(): void {
     if (this.depthDirty.size === 0) return;
-    for (const marketId of [...this.depthDirty].sort((a, b) => a - b)) {
+    for (const marketId of this.marketIdsAscending) {
+      if (!this.depthDirty.has(marketId)) continue;
       const market = this.engine.market(marketId)!;
       const levels = this.engine.depthStream(marketId).update();
       if (levels !== null) this.emit({ kind: "depth", symbol: market.symbol, depth: depthMessage(market, levels, "UPDATE") });
