@@ -1,5 +1,18 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CursorError, Ledger, type LedgerLeg } from "../../src/settlement/ledger.ts";
+import type { LedgerEntry } from "../../src/risk/types.ts";
+import { CursorError, Ledger, LEDGER_LEG_KEYS, type LedgerLeg } from "../../src/settlement/ledger.ts";
+import { runFlow } from "../exchange/flow.ts";
+
+/** `true` when every member of T is listed; a type error otherwise (the risk layer's entries bring no member Ledger.record would drop). */
+type AllListed<T, Listed> = Exclude<keyof T, Listed> extends never ? true : never;
+const riskEntryKeysListed: AllListed<LedgerEntry, "timestamp" | (typeof LEDGER_LEG_KEYS)[number]> = true;
+void riskEntryKeysListed;
+
+/** What Ledger.record's entry must be: the leg spread after id and timestamp. */
+function reference(id: string, atMillis: number, leg: object): string {
+  return JSON.stringify({ id, timestamp: atMillis, ...leg });
+}
 
 const MS = 1000;
 
@@ -60,5 +73,47 @@ describe("Ledger", () => {
     ledger.record(leg(1, "DEPOSIT", "0"), 0);
     ledger.record(leg(2, "DEPOSIT", "2"), 0);
     expect(seen).toEqual(["1", "2"]);
+  });
+
+  it("makes each entry as { id, timestamp, ...leg } would, key order included, the leg's own timestamp winning", () => {
+    const optional = fc.record(
+      { counterpartyAccountId: fc.nat(50), fillId: fc.nat(10_000).map(String), timestamp: fc.nat(2_000_000) },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.nat(50), fc.integer({ min: 1, max: 10_000 }), optional, fc.nat(10_000_000), (accountId, amount, extra, atMicros) => {
+        // In the risk layer's member order: timestamp after netDepositsAfter, then the optional ones.
+        const built: Record<string, unknown> = { accountId, asset: "rUSD", type: "PERP_FEE", amount: String(amount), netDepositsAfter: "0" };
+        if (extra.timestamp !== undefined) built["timestamp"] = extra.timestamp;
+        if (extra.counterpartyAccountId !== undefined) built["counterpartyAccountId"] = extra.counterpartyAccountId;
+        if (extra.fillId !== undefined) built["fillId"] = extra.fillId;
+        const ledger = new Ledger();
+        const entry = ledger.record(built as unknown as LedgerLeg, atMicros)!;
+        expect(JSON.stringify(entry)).toBe(reference("1", Math.floor(atMicros / 1000), built));
+      }),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+
+  it("records the risk layer's entries of a random flow as the spread would", () => {
+    const seen: string[] = [];
+    const expected: string[] = [];
+    runFlow({ seed: 5, accounts: 10, durationMicros: 30_000_000, ordersPerSecond: 60 }, (exchange) => {
+      const record = exchange.ledger.record.bind(exchange.ledger);
+      let id = 0;
+      exchange.ledger.record = (leg, at) => {
+        const entry = record(leg, at);
+        if (entry !== undefined) {
+          id++;
+          expect(entry.id).toBe(String(id));
+          expected.push(reference(entry.id, Math.floor(at / 1000), leg));
+          seen.push(JSON.stringify(entry));
+        }
+        return entry;
+      };
+    });
+    expect(seen.length).toBeGreaterThan(100);
+    expect(seen.some((entry) => entry.includes("fillId"))).toBe(true);
+    expect(seen).toEqual(expected);
   });
 });
