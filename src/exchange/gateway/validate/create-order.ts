@@ -33,7 +33,7 @@ import {
   orderLabel,
   type ResolvedOrderFields,
   resolveOrderFields,
-  withOrderState,
+  orderValue,
 } from "./order-rules.ts";
 import type { Validation, ValidatedCreateOrder, ValidationContext } from "./types.ts";
 
@@ -47,7 +47,7 @@ export function validateCreateOrder(body: unknown, context: ValidationContext): 
   const error = createRuleError(request, resolved.value);
   if (error !== undefined) return { ok: false, error };
   const reduceOnlySupported = supportsReduceOnly(request, resolved.value);
-  const value = withOrderState({ operation: "createOrder" as const, request }, request, resolved.value, {
+  const value = orderValue("createOrder", request, resolved.value, {
     reduceOnly: reduceOnlySupported ? request.reduceOnly === true : false,
     postOnly: isTriggerType(request.orderType) ? false : request.postOnly === true,
     clientOrderId: request.clientOrderId === undefined ? undefined : canonicalUint(request.clientOrderId),

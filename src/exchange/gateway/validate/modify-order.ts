@@ -41,9 +41,10 @@ import {
   orderLabel,
   type ResolvedOrderFields,
   resolveOrderFields,
-  withOrderState,
+  orderValue,
 } from "./order-rules.ts";
-import type { OrderLookup, Validation, ValidatedModifyOrder, ValidationContext } from "./types.ts";
+import type { Validation, ValidatedModifyOrder, ValidationContext } from "./types.ts";
+import type { Mutable } from "../../../core/mutable.ts";
 
 /** Validates the structure of a modifyOrder body; never throws on any input. */
 export function validateModifyOrder(body: unknown, context: ValidationContext): Validation<ValidatedModifyOrder> {
@@ -58,13 +59,9 @@ export function validateModifyOrder(body: unknown, context: ValidationContext): 
   if (error !== undefined) return { ok: false, error };
   const clientOrderId =
     request.clientOrderId === undefined || isZeroUint(request.clientOrderId) ? undefined : canonicalUint(request.clientOrderId);
-  const head: { operation: "modifyOrder"; request: ModifyOrderRequest; lookup: OrderLookup; orderId?: string } = {
-    operation: "modifyOrder",
-    request,
-    lookup: lookup.value,
-  };
-  if (request.orderId !== undefined) head.orderId = canonicalUint(request.orderId);
-  const value = withOrderState(head, request, resolved.value, { reduceOnly: false, postOnly: request.postOnly, clientOrderId });
+  const value = orderValue("modifyOrder", request, resolved.value, { reduceOnly: false, postOnly: request.postOnly, clientOrderId }) as Mutable<ValidatedModifyOrder>;
+  value.lookup = lookup.value;
+  if (request.orderId !== undefined) value.orderId = canonicalUint(request.orderId);
   return { ok: true, value };
 }
 
