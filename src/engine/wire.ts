@@ -127,7 +127,8 @@ function formatOrder(order: OrderIdentity, state: OrderState, variant: Variant, 
   return row;
 }
 
-export interface WireOrderResponse {
+/** A type, not an interface: it is an answer's payload (a Record) as it is, without a copy. */
+export type WireOrderResponse = {
   status: OrderStatus;
   orderId: string;
   execQty?: string;
@@ -137,7 +138,7 @@ export interface WireOrderResponse {
   cancelReasonMessage?: string;
   firstFillId?: string;
   fillCount?: number;
-}
+};
 
 /** The createOrder / modifyOrder response (spec 4.2.2). */
 export function orderResponse(response: OrderResponse, market: Market): WireOrderResponse {

@@ -39,7 +39,7 @@ import type { Micros } from "../../core/time.ts";
 import type { Engine } from "../../engine/engine.ts";
 import type { Order as EngineOrder } from "../../engine/order.ts";
 import { cancelAllAfterResponse, cancelResponse, orderResponse } from "../../engine/wire.ts";
-import type { CreateOrderCommand, EngineError, EngineResult } from "../../engine/types.ts";
+import type { CancelOrderCommand, CreateOrderCommand, EngineError, EngineResult } from "../../engine/types.ts";
 import type { RiskEngine } from "../../risk/risk.ts";
 import type { RequestError } from "../../spec/errors.ts";
 import type { OrderEntryOperation } from "../../spec/exec-envelopes.ts";
@@ -270,7 +270,7 @@ export class OrderGateway {
         const unavailable = this.engineAvailable(now);
         if (unavailable !== null) return unavailable;
         const result = this.deps.engine.cancelAllAfter({ atMicros: now, accountId: value.accountId, timeoutMs: value.timeoutMs });
-        return result.ok ? { ok: true, payload: { ...cancelAllAfterResponse(result) } } : fromEngine(result.error);
+        return result.ok ? { ok: true, payload: cancelAllAfterResponse(result) } : fromEngine(result.error);
       }
     }
   }
@@ -281,8 +281,12 @@ export class OrderGateway {
   }
 
   private cancelOrder(accountId: number, marketId: number, lookup: Parameters<OrderGateway["findOrder"]>[1], now: Micros): GatewayAnswer {
-    const result = this.deps.engine.cancelOrder({ atMicros: now, marketId, accountId, ...(lookup.by === "orderId" ? { orderId: lookup.orderId } : { clientOrderId: lookup.clientOrderId }) });
-    return result.ok ? { ok: true, payload: { ...cancelResponse(result) } } : fromEngine(result.error);
+    // Members stored by name, not spread from a fresh object: a spread into a literal takes V8's generic path.
+    const command: Mutable<CancelOrderCommand> = { atMicros: now, marketId, accountId };
+    if (lookup.by === "orderId") command.orderId = lookup.orderId;
+    else command.clientOrderId = lookup.clientOrderId;
+    const result = this.deps.engine.cancelOrder(command);
+    return result.ok ? { ok: true, payload: cancelResponse(result) } : fromEngine(result.error);
   }
 
   private placeOrder(value: ValidatedCreateOrder | ValidatedModifyOrder, signer: string, now: Micros): GatewayAnswer {
@@ -307,7 +311,7 @@ export class OrderGateway {
     if (!result.ok) return fromEngine(result.error);
     if (!owner.assigned) this.assignOwnerId(signer, owner.id);
     this.deps.noteOrderDeadline(result.orderId, value.deadline);
-    return { ok: true, payload: { ...orderResponse(result, engine.market(value.market.marketId)!) } };
+    return { ok: true, payload: orderResponse(result, engine.market(value.market.marketId)!) };
   }
 
   /**
