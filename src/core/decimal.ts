@@ -101,6 +101,12 @@ function parseScaled(value: string, field: string, signed: boolean): bigint {
 
 const FRACTION_PADDING = "0".repeat(E18_FRACTION_DIGITS);
 
+/** 10^(18 - f) for a fraction of f digits: what scales its digits, read as an integer, to the 10^18 fixed point. */
+const FRACTION_SCALES: readonly bigint[] = Array.from({ length: E18_FRACTION_DIGITS + 1 }, (_, f) => 10n ** BigInt(E18_FRACTION_DIGITS - f));
+
+/** Digits that a double holds exactly as an integer (10^15 < 2^53). */
+const EXACT_DIGITS_MAX = 15;
+
 /**
  * The common case of parseScaled, without a regular expression or a power
  * of ten: plain digits with an optional fraction of at most 18 digits
@@ -108,11 +114,17 @@ const FRACTION_PADDING = "0".repeat(E18_FRACTION_DIGITS);
  * far inside int256. Anything else (a sign, an exponent, a longer fraction,
  * a malformed text) is undefined here and goes to the full parser, which
  * gives the same value or the refusal.
+ *
+ * Up to 15 digits (prices and quantities are), the digits are read as one
+ * exact integer and scaled by one bigint product: half the instructions of
+ * building the scaled digit string and parsing it, and two allocations
+ * instead of five.
  */
 function parsePlainScaled(value: string): bigint | undefined {
   const length = value.length;
   if (length === 0 || length > 58) return undefined;
   let point = -1;
+  let digits = 0;
   for (let i = 0; i < length; i++) {
     const code = value.charCodeAt(i);
     if (code === 46) {
@@ -120,11 +132,14 @@ function parsePlainScaled(value: string): bigint | undefined {
       point = i;
     } else if (code < 48 || code > 57) {
       return undefined;
+    } else {
+      digits = digits * 10 + (code - 48); // exact while at most EXACT_DIGITS_MAX digits; unused beyond
     }
   }
-  if (point === -1) return BigInt(value) * E18;
+  if (point === -1) return length <= EXACT_DIGITS_MAX ? BigInt(digits) * E18 : BigInt(value) * E18;
   const fractionLength = length - point - 1;
   if (point === 0 || fractionLength === 0 || fractionLength > E18_FRACTION_DIGITS) return undefined;
+  if (length - 1 <= EXACT_DIGITS_MAX) return BigInt(digits) * FRACTION_SCALES[fractionLength]!;
   return BigInt(value.slice(0, point) + value.slice(point + 1) + FRACTION_PADDING.slice(fractionLength));
 }
 

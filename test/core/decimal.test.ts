@@ -82,6 +82,25 @@ describe("parsing the specification's decimals", () => {
     expect(errorOf(() => parseSigned("1e99999999999999", "qty")).kind).toBe("overflow");
   });
 
+  it("reads plain digit texts exactly, on both sides of the 15 digits a double holds", () => {
+    const digitText = (min: number, max: number) => fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""));
+    fc.assert(
+      fc.property(digitText(1, 24), fc.option(digitText(1, 18), { nil: undefined }), (whole, fraction) => {
+        const text = fraction === undefined ? whole : `${whole}.${fraction}`;
+        const expected = BigInt(whole + (fraction ?? "").padEnd(18, "0"));
+        expect(toE18(text, "v")).toBe(expected);
+        expect(toE18(text, "v", { signed: false })).toBe(expected);
+      }),
+      { seed: 42, numRuns: 2000 },
+    );
+    // The boundary itself: 15 and 16 digits, the largest doubles near 2^53.
+    expect(toE18("999999999999999", "v")).toBe(999999999999999n * 10n ** 18n);
+    expect(toE18("9007199254740993", "v")).toBe(9007199254740993n * 10n ** 18n);
+    expect(toE18("900719925474099.3", "v")).toBe(9007199254740993n * 10n ** 17n);
+    expect(toE18("90071992547409.93", "v")).toBe(9007199254740993n * 10n ** 16n);
+    expect(toE18("0.000000000000000001", "v")).toBe(1n);
+  });
+
   it("round-trips any 10^18 fixed-point value through its canonical text", () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -INT256_MAX, max: INT256_MAX }), (scaled) => {
