@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parsePlainBody } from "../../../src/exchange/gateway/validate/plain-body.ts";
+import { matchesLast, matchesRemembered, parsePlainBody } from "../../../src/exchange/gateway/validate/plain-body.ts";
 import { CancelAllAfterRequest, CancelAllRequest, CancelOrderRequest, CreateOrderRequest, ModifyOrderRequest } from "../../../src/spec/requests.ts";
 import { cancelAll, cancelAllAfter, cancelOrder, createGtc, createIoc, createSpot, createStop, modifyLimit, modifyStop, SIGNATURE, WALLET } from "./fixtures.ts";
 
@@ -100,3 +100,55 @@ describe("parsePlainBody accepts only what the schema accepts, and builds the sa
     for (const body of [null, undefined, 1, "x", [createGtc], new Map(), Object.create(null)]) expect(parsePlainBody(CreateOrderRequest, body)).toBeUndefined();
   });
 });
+
+describe("remembered pattern checks (addresses, signatures)", () => {
+  const HEX4 = /^0x[0-9a-f]{4}$/;
+
+  it("matchesRemembered answers as the pattern does, before and after remembering, through a full set starting over", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom("0xabcd", "0x0000", "0xABCD", "0xabc", "0xabcde", "abcd", ""), fc.string({ maxLength: 6 }), fc.constant(12)), { maxLength: 60 }), (values) => {
+        const check = matchesRemembered(HEX4, 3);
+        for (const value of values) expect(check(value)).toBe(typeof value === "string" && HEX4.test(value));
+      }),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+
+  it("matchesRemembered skips the pattern for a text it remembers, and tests again once its set started over", () => {
+    let tests = 0;
+    const counting = { test: (text: string) => (tests++, HEX4.test(text)) } as unknown as RegExp;
+    const check = matchesRemembered(counting, 2);
+    expect([check("0xaaaa"), check("0xaaaa"), check("0xbbbb"), check("0xaaaa")]).toEqual([true, true, true, true]);
+    expect(tests).toBe(2);
+    expect(check("0xcccc")).toBe(true); // the set was full: it starts over with this one
+    expect(check("0xaaaa")).toBe(true);
+    expect(tests).toBe(4);
+    expect(check("0xaaa")).toBe(false);
+    expect(check("0xaaa")).toBe(false); // a refusal is not remembered
+    expect(tests).toBe(6);
+  });
+
+  it("matchesLast accepts the last matched text without the pattern, and refuses whatever differs from it that the pattern refuses", () => {
+    let tests = 0;
+    const counting = { test: (text: string) => (tests++, HEX4.test(text)) } as unknown as RegExp;
+    const check = matchesLast(counting);
+    expect([check("0x1234"), check("0x1234"), check(`0x${"1234".slice(0, 4)}`)]).toEqual([true, true, true]);
+    expect(tests).toBe(1);
+    expect(check("0x12345")).toBe(false);
+    expect(check("0x123")).toBe(false);
+    expect(check(1234)).toBe(false);
+    expect(check("0x1234")).toBe(true); // still the last match
+    expect(check("0x5678")).toBe(true);
+    expect(check("0x1234")).toBe(true); // no longer the last: tested again
+    expect(tests).toBe(5);
+  });
+
+  it("a request whose signature or signer differs from the remembered ones by one character goes to zod", () => {
+    const good = createGtc as Record<string, unknown>;
+    expect(parsePlainBody(CreateOrderRequest, good)).toBeDefined();
+    expect(parsePlainBody(CreateOrderRequest, { ...good, signature: `${SIGNATURE.slice(0, -1)}g` })).toBeUndefined();
+    expect(parsePlainBody(CreateOrderRequest, { ...good, signerWallet: `${WALLET.slice(0, -1)}g` })).toBeUndefined();
+    expect(parsePlainBody(CreateOrderRequest, good)).toBeDefined();
+  });
+});
+
