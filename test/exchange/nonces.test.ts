@@ -17,6 +17,24 @@ describe("NonceBook", () => {
     expect(book.check(signer.toLowerCase(), "1700000000000000").ok).toBe(false);
   });
 
+  it("is one counter per signer whatever the case of each call, the lowercase form found as it is", () => {
+    const book = new NonceBook();
+    const lower = signer.toLowerCase();
+    book.accept(lower, 5n);
+    book.accept(signer, 7n); // mixed case: the same signer
+    expect(book.last(lower)).toBe(7n);
+    expect(book.check(signer, "7").ok).toBe(false);
+    book.accept(lower, 6n); // lower than the last: no change
+    expect(book.last(signer)).toBe(7n);
+    book.accept(lower, 9n);
+    expect(book.check(signer, "9").ok).toBe(false);
+    expect(book.check(lower, "10").ok).toBe(true);
+    const other = new NonceBook();
+    other.accept(signer, 3n); // first seen in mixed case
+    expect(other.check(lower, "3").ok).toBe(false);
+    expect(other.last(lower)).toBe(3n);
+  });
+
   it("does not consume a nonce that was only checked (a rejected request)", () => {
     const book = new NonceBook();
     expect(book.check(signer, "5").ok).toBe(true);

@@ -45,6 +45,17 @@ describe("RateLimiter", () => {
     expect(limiter.check("0x0000000000000000000000000000000000000001", "cancelAll", tier1, 10).ok).toBe(true);
   });
 
+  it("counts one wallet's requests together whatever the case of each call", () => {
+    const limiter = new RateLimiter();
+    const lower = wallet.toLowerCase();
+    for (let i = 0; i < 10; i++) limiter.record(i % 2 === 0 ? wallet : lower, "cancelAll", tier1, i);
+    expect(limiter.check(lower, "cancelAll", tier1, 10).ok).toBe(false);
+    expect(limiter.check(wallet, "cancelAll", tier1, 10).ok).toBe(false);
+    const fresh = new RateLimiter();
+    for (let i = 0; i < 10; i++) fresh.record(i < 5 ? lower : wallet, "cancelAll", tier1, i);
+    expect(fresh.check(wallet, "cancelAll", tier1, 10).ok).toBe(false);
+  });
+
   it("honours a raised limit for a wallet that moved to a higher tier", () => {
     const limiter = new RateLimiter();
     const tier3 = DEFAULT_RATE_LIMITS_BY_TIER[3];

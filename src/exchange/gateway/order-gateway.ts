@@ -322,8 +322,10 @@ export class OrderGateway {
    * one would get the next; it is assigned once the engine accepts.
    */
   private ownerIdOf(signer: string): { id: number; assigned: boolean } {
-    const key = signer.toLowerCase();
-    const id = this.ownerIdsSeen.get(key) ?? this.syncOwnerIds(key);
+    // The signer is lowercase (signerOf) and so are the keys: a hit needs no lowercase copy.
+    const seen = this.ownerIdsSeen.get(signer);
+    const key = seen === undefined ? signer.toLowerCase() : signer;
+    const id = seen ?? this.ownerIdsSeen.get(key) ?? this.syncOwnerIds(key);
     return id === undefined ? { id: this.ownerIdsSeen.size, assigned: false } : { id, assigned: true };
   }
 

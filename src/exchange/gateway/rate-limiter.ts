@@ -96,7 +96,12 @@ interface WalletWindows {
 }
 
 export class RateLimiter {
-  /** By lowercase wallet: one lookup per check, no key string built per request. */
+  /**
+   * By lowercase wallet: one lookup per check, no key string built per
+   * request. A lowercase wallet (the gateway's signers are) finds its entry
+   * as it is; only a text that misses is lowercased (a mixed-case one cannot
+   * equal a key).
+   */
   private readonly windows = new Map<string, WalletWindows>();
 
   constructor(private readonly windowMicros: Micros = RATE_WINDOW_MICROS) {}
@@ -104,20 +109,23 @@ export class RateLimiter {
   /** Whether one more request of `bucket` fits for `wallet` at `now`. Changes no count. */
   check(wallet: string, bucket: RateBucket, limits: RateLimits, now: Micros): RateCheck {
     const limit = bucket === "order" ? limits.orderPerWindow : limits.cancelAllPerWindow;
-    const ring = this.windows.get(wallet.toLowerCase())?.[bucket];
+    const ring = this.windowsOf(wallet)?.[bucket];
     const used = ring === undefined ? 0 : ring.expire(now, this.windowMicros);
     if (used < limit) return ALLOWED;
     const waitMicros = ring!.oldest() + this.windowMicros - now;
     return { ok: false, retryAfterMs: Math.max(1, Math.ceil(waitMicros / MICROS_PER_MILLI)), limit, bucket };
   }
 
+  private windowsOf(wallet: string): WalletWindows | undefined {
+    return this.windows.get(wallet) ?? this.windows.get(wallet.toLowerCase());
+  }
+
   /** Counts an accepted request. */
   record(wallet: string, bucket: RateBucket, limits: RateLimits, now: Micros): void {
-    const id = wallet.toLowerCase();
-    let windows = this.windows.get(id);
+    let windows = this.windowsOf(wallet);
     if (windows === undefined) {
       windows = { order: undefined, cancelAll: undefined };
-      this.windows.set(id, windows);
+      this.windows.set(wallet.toLowerCase(), windows);
     }
     let ring = windows[bucket];
     if (ring === undefined) {
