@@ -12,7 +12,6 @@
  * than) that entry. Entry ids come from one counter, so they are unique and
  * increase with time across all accounts.
  */
-import { IdGenerator } from "../core/ids.ts";
 import { microsToMillis, type Micros } from "../core/time.ts";
 
 export interface LedgerLeg {
@@ -66,7 +65,13 @@ export class CursorError extends Error {
 }
 
 export class Ledger {
-  private readonly ids = new IdGenerator(1n);
+  /**
+   * The last entry id given (ids start at 1). A safe integer, its text made
+   * by String(): the ids an IdGenerator would give (the same decimal texts),
+   * without a bigint's text and increment per entry; 2^53 entries are beyond
+   * any run.
+   */
+  private lastId = 0;
   private readonly byAccount = new Map<number, TransferEntry[]>();
   private readonly subscribers: ((entry: TransferEntry) => void)[] = [];
 
@@ -81,7 +86,7 @@ export class Ledger {
   record(leg: LedgerLeg, at: Micros): TransferEntry | undefined {
     if (isZeroText(leg.amount)) return undefined;
     const entry: TransferEntry = {
-      id: this.ids.next(),
+      id: String(++this.lastId),
       timestamp: leg.timestamp ?? microsToMillis(at),
       accountId: leg.accountId,
       asset: leg.asset,
