@@ -96,13 +96,6 @@ export function notional(qty: Qty, price: Price): Money {
   return qty * price;
 }
 
-/** A Money value times a Rate, rounded up (requirements). */
-export function mulRateCeil(value: Money, rate: Rate): Money {
-  // One division: truncation is already the ceiling of a non-positive product.
-  const product = value * rate;
-  return product > 0n ? (product + E18_MINUS_ONE) / E18 : product / E18;
-}
-
 /** A Rate as a fraction in lowest terms: rate / 10^18 = numerator / denominator, exactly (see mulFractionCeil). */
 export interface RateFraction {
   readonly numerator: bigint;
@@ -119,20 +112,13 @@ export function rateFraction(rate: Rate): RateFraction {
 }
 
 /**
- * mulRateCeil with the rate in lowest terms: the same rational, so the same
- * ceiling, and a rate of 1/n (0.05 = 1/20, as margin rates usually are)
+ * A Money value times a Rate, rounded up (requirements), with the rate in
+ * lowest terms: the same rational as rate / 10^18, so the same ceiling, and a rate of 1/n (0.05 = 1/20, as margin rates usually are)
  * makes no product: one addition and one division by a small number.
  */
 export function mulFractionCeil(value: Money, rate: RateFraction): Money {
   const product = rate.numerator === 1n ? value : value * rate.numerator;
   return product > 0n ? (product + rate.denominatorLessOne) / rate.denominator : product / rate.denominator;
-}
-
-/** A Money value times a Rate, rounded down. */
-export function mulRateFloor(value: Money, rate: Rate): Money {
-  // One division: truncation is already the floor of a non-negative product.
-  const product = value * rate;
-  return product < 0n ? (product - E18_MINUS_ONE) / E18 : product / E18;
 }
 
 /** 10^18 - 1: the addend of a ceiling (or floor) division by 10^18 done in one division. */
