@@ -13,6 +13,12 @@
  * is the floor of the live benchmark's round trip: the engine's figure over
  * it says what the bookkeeping costs, and a target above it cannot be met
  * by any engine that keeps its orders as objects.
+ *
+ * `orders`: "fresh" makes an object per resting order, as most engines
+ * (and the peer) do; "pooled" takes it from the objects of orders that left
+ * the book, as src/engine does (lifecycle.ts newOrder), so that resting
+ * orders are not promoted by the garbage collector. The pooled figure is
+ * the ceiling for this engine's own layout.
  */
 
 /** The stream, as test/bench/engine.ts lays it out (one entry per operation). */
@@ -32,12 +38,14 @@ class BareOrder {
   next: BareOrder | null = null;
   level: BareLevel | null = null;
   constructor(
-    readonly index: number,
-    readonly isBuy: boolean,
-    readonly priceTicks: number,
+    public index: number,
+    public isBuy: boolean,
+    public priceTicks: number,
     public lots: number,
   ) {}
 }
+
+export type BareOrders = "fresh" | "pooled";
 
 class BareLevel {
   head: BareOrder | null = null;
@@ -107,10 +115,13 @@ export interface BareRun {
 }
 
 /** Runs the stream through a fresh bare book; times only the stream. */
-export function runBareBook(stream: BareStream): BareRun {
+export function runBareBook(stream: BareStream, objects: BareOrders = "fresh"): BareRun {
   const bids = new BareSide(true);
   const asks = new BareSide(false);
   const orders: (BareOrder | undefined)[] = [];
+  const pooled = objects === "pooled";
+  /** Orders that left the book, for the next ones ("pooled" only). */
+  const spare: BareOrder[] = [];
   let fills = 0;
   const started = process.hrtime.bigint();
   for (let op = 0; op < stream.ops; op++) {
@@ -129,6 +140,7 @@ export function runBareBook(stream: BareStream): BareRun {
         if (taken === maker.lots) {
           makers.remove(maker);
           orders[maker.index] = undefined;
+          if (pooled) spare.push(maker);
         } else {
           maker.lots -= taken;
           best.totalLots -= taken;
@@ -136,13 +148,26 @@ export function runBareBook(stream: BareStream): BareRun {
         best = makers.best();
       }
       if (lots > 0) {
-        const order = new BareOrder(index, isBuy, priceTicks, lots);
+        let order = pooled ? spare.pop() : undefined;
+        if (order === undefined) {
+          order = new BareOrder(index, isBuy, priceTicks, lots);
+        } else {
+          order.index = index;
+          order.isBuy = isBuy;
+          order.priceTicks = priceTicks;
+          order.lots = lots;
+          order.prev = null;
+          order.next = null;
+        }
         (isBuy ? bids : asks).add(order);
         orders[index] = order;
       }
     } else {
       const order = orders[index];
-      if (order !== undefined && order.level !== null) (order.isBuy ? bids : asks).remove(order);
+      if (order !== undefined && order.level !== null) {
+        (order.isBuy ? bids : asks).remove(order);
+        if (pooled) spare.push(order);
+      }
       orders[index] = undefined;
     }
   }
