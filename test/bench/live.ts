@@ -68,7 +68,11 @@
  *
  * Prints one JSON line: for the live phase at the top level and for the
  * paced phase under `paced`: accepted requests (creates and cancels) per
- * second, rejections, p50/p99/p99.9 round trips, and the server's CPU time
+ * second, rejections, p50/p99/p99.9 round trips (paced, also how late the
+ * generator wrote each frame after it was due, `sendLateP50Ms` and
+ * `sendLateP99Ms`: the sender's share of the round trips, its timer's
+ * granularity and its own scheduling on the shared cores, and the same
+ * for the paced echo), and the server's CPU time
  * per request over the measured slice (the whole process, and on Linux its
  * main thread alone, the serial part: these hold up when other work shares
  * the cores, where the rates and latencies do not); the echo floor and the
@@ -151,6 +155,13 @@ interface PhaseFigures {
   warmupRejections: Record<string, number>;
   /** The generator's own CPU time over the measured slice, in ms. */
   cpuMs: number;
+  /**
+   * Open loop: how late the generator wrote each measured frame after it
+   * was due (its timer's granularity and its own scheduling), p50 and p99:
+   * the part of the round trips above that is the sender's (0 closed loop).
+   */
+  sendLateP50Ms: number;
+  sendLateP99Ms: number;
 }
 
 /** Generator to parent. */
@@ -443,6 +454,7 @@ function drivePaced(
   from: number,
   to: number,
   rttMs: readonly Float64Array[],
+  sendLateMs: readonly Float64Array[],
   tally: Tally,
   firstDueMs: number,
   periodMs: number,
@@ -454,7 +466,7 @@ function drivePaced(
       const dueAt = new Float64Array(to - from);
       const laneFirstDueMs = firstDueMs + (c * periodMs) / clients.length;
       for (let i = 0; i < dueAt.length; i++) dueAt[i] = laneFirstDueMs + i * periodMs;
-      return { client, frames: frames[c]!, rtt: rttMs[c]!, dueAt, next: from, to, answered: 0, lastAnswerMs: nowMs(), readAtMs: -1, done: false };
+      return { client, frames: frames[c]!, rtt: rttMs[c]!, late: sendLateMs[c]!, dueAt, next: from, to, answered: 0, lastAnswerMs: nowMs(), readAtMs: -1, done: false };
     });
     type Lane = (typeof lanes)[number];
     let pacer: NodeJS.Timeout | undefined;
@@ -484,7 +496,10 @@ function drivePaced(
         if (now >= stopAtMs) lane.to = lane.next;
         const first = lane.next;
         let end = first;
-        while (end < lane.to && lane.dueAt[end - from]! <= now) end++;
+        while (end < lane.to && lane.dueAt[end - from]! <= now) {
+          lane.late[end - from] = now - lane.dueAt[end - from]!;
+          end++;
+        }
         if (end > first) {
           lane.next = end;
           lane.client.write(frameSlice(lane.frames, first, end));
@@ -543,11 +558,13 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
       await Promise.all(clients.map((client, c) => drive(client, wire[c]!, 0, WARMUP_PER_CONNECTION, new Float64Array(WARMUP_PER_CONNECTION), warm, warmStop, warmStop + 5_000)));
     } else {
       const warmRtts = clients.map(() => new Float64Array(WARMUP_PER_CONNECTION));
-      await drivePaced(clients, wire, 0, WARMUP_PER_CONNECTION, warmRtts, warm, warmStartMs, periodMs, warmStop, warmStop + 5_000);
+      const warmLate = clients.map(() => new Float64Array(WARMUP_PER_CONNECTION));
+      await drivePaced(clients, wire, 0, WARMUP_PER_CONNECTION, warmRtts, warmLate, warm, warmStartMs, periodMs, warmStop, warmStop + 5_000);
     }
 
     const tally: Tally = { accepted: 0, rejected: 0, other: 0, rejections: new Map() };
     const rtts = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
+    const sendLate = frames.map((f) => new Float64Array(f.length - WARMUP_PER_CONNECTION));
     onMeasure?.("start");
     const cpuAtStart = process.cpuUsage();
     const startMs = nowMs();
@@ -556,7 +573,7 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
     const results =
       pacing.kind === "window"
         ? await Promise.all(clients.map((client, c) => drive(client, wire[c]!, WARMUP_PER_CONNECTION, total, rtts[c]!, tally, stopAtMs, stopAtMs + 5_000)))
-        : await drivePaced(clients, wire, WARMUP_PER_CONNECTION, total, rtts, tally, startMs, periodMs, stopAtMs, stopAtMs + 5_000);
+        : await drivePaced(clients, wire, WARMUP_PER_CONNECTION, total, rtts, sendLate, tally, startMs, periodMs, stopAtMs, stopAtMs + 5_000);
     const cpu = process.cpuUsage(cpuAtStart);
     onMeasure?.("end");
     const endMs = Math.max(...results.map((r) => r.lastAnswerMs));
@@ -576,6 +593,10 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
       }
     });
     const sorted = all.subarray(0, k).sort();
+    const lateness = new Float64Array(pacing.kind === "rate" ? sent : 0);
+    let l = 0;
+    if (pacing.kind === "rate") results.forEach((r, c) => lateness.set(sendLate[c]!.subarray(0, r.sent), (l += r.sent) - r.sent));
+    lateness.sort();
     if (process.env["SHADOWBOOK_BENCH_TRACE"] !== undefined && pacing.kind === "rate") {
       // Debugging aid: the worst round trip of each 100 ms of the paced slice, on stderr.
       const periodMs = (CONNECTIONS * 1000) / pacing.perSec;
@@ -599,6 +620,8 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
       rejections: Object.fromEntries(tally.rejections),
       warmupRejections: Object.fromEntries(warm.rejections),
       cpuMs: (cpu.user + cpu.system) / 1000,
+      sendLateP50Ms: percentile(lateness, 0.5),
+      sendLateP99Ms: percentile(lateness, 0.99),
     };
   } finally {
     for (const client of clients) client.terminate();
@@ -606,7 +629,7 @@ async function runPhase(url: string, frames: readonly string[][], pacing: Pacing
 }
 
 /** The figures of a phase SHADOWBOOK_BENCH_PHASES left out. */
-const SKIPPED: PhaseFigures = { requests: 0, accepted: 0, rejected: 0, other: 0, unanswered: 0, durationMs: 0, p50Ms: 0, p99Ms: 0, p999Ms: 0, rejections: {}, warmupRejections: {}, cpuMs: 0 };
+const SKIPPED: PhaseFigures = { requests: 0, accepted: 0, rejected: 0, other: 0, unanswered: 0, durationMs: 0, p50Ms: 0, p99Ms: 0, p999Ms: 0, rejections: {}, warmupRejections: {}, cpuMs: 0, sendLateP50Ms: 0, sendLateP99Ms: 0 };
 
 async function generator(start: StartMessage): Promise<ResultMessage> {
   const frames = await buildFrames(start, 0);
@@ -863,7 +886,9 @@ async function parent(): Promise<void> {
         paced: {
           offeredPerSec: TARGET.acceptedPerSec,
           ...atTarget,
-          echo: { p50Ms: round(pacedFloor.p50Ms, 3), p99Ms: round(pacedFloor.p99Ms, 3) },
+          sendLateP50Ms: round(paced.sendLateP50Ms, 3),
+          sendLateP99Ms: round(paced.sendLateP99Ms, 3),
+          echo: { p50Ms: round(pacedFloor.p50Ms, 3), p99Ms: round(pacedFloor.p99Ms, 3), sendLateP99Ms: round(pacedFloor.sendLateP99Ms, 3) },
           ratioP99: round(paced.p99Ms / pacedFloor.p99Ms, 1),
         },
         target: TARGET,
