@@ -84,6 +84,6 @@ export class Book {
     const bid = this.bids.best();
     const ask = this.asks.best();
     if (bid === undefined || ask === undefined) return;
-    assert(bid.priceTicks < ask.priceTicks, `book crossed: best bid ${bid.priceTicks} >= best ask ${ask.priceTicks}`);
+    if (bid.priceTicks >= ask.priceTicks) assert(false, `book crossed: best bid ${bid.priceTicks} >= best ask ${ask.priceTicks}`);
   }
 }

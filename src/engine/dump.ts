@@ -130,10 +130,10 @@ export function checkInvariants(core: EngineCore): void {
     market.book.assertNotCrossed();
     resting += checkSide(market, market.book.bids) + checkSide(market, market.book.asks);
     for (const stop of market.triggers.all()) {
-      assert(stop.isArmed && stop.level === null && core.orders.get(stop.index) === stop, `armed stop ${stop.orderId} is live and not in the book`);
+      if (!(stop.isArmed && stop.level === null && core.orders.get(stop.index) === stop)) assert(false, `armed stop ${stop.orderId} is live and not in the book`);
     }
     for (const [accountId, stops] of market.stopsByAccount) {
-      for (const stop of stops) assert(stop.live && stop.accountId === accountId && stop.market === market, `stop ${stop.orderId} is indexed under its account`);
+      for (const stop of stops) if (!(stop.live && stop.accountId === accountId && stop.market === market)) assert(false, `stop ${stop.orderId} is indexed under its account`);
     }
   }
   let live = 0;
@@ -141,21 +141,21 @@ export function checkInvariants(core: EngineCore): void {
   for (const order of core.orders.all()) {
     live += 1;
     liveByAccount.set(order.accountId, (liveByAccount.get(order.accountId) ?? 0) + 1);
-    assert(order.status === "OPEN" && order.live, `live order ${order.orderId} is open and marked live`);
-    assert(order.cumLots <= order.qtyLots, `order ${order.orderId}: cumQty <= qty`);
-    assert(order.isArmed || order.level !== null, `live order ${order.orderId} rests or is armed`);
-    if (order.isTrigger) assert(order.market.stopsByAccount.get(order.accountId)?.includes(order) === true, `live stop ${order.orderId} is in its market's stops index`);
+    if (!(order.status === "OPEN" && order.live)) assert(false, `live order ${order.orderId} is open and marked live`);
+    if (order.cumLots > order.qtyLots) assert(false, `order ${order.orderId}: cumQty <= qty`);
+    if (!(order.isArmed || order.level !== null)) assert(false, `live order ${order.orderId} rests or is armed`);
+    if (order.isTrigger && order.market.stopsByAccount.get(order.accountId)?.includes(order) !== true) assert(false, `live stop ${order.orderId} is in its market's stops index`);
   }
   assert(live === core.orders.size, "the live table's size matches its content");
   for (const account of core.accounts.indexedAccounts()) {
     let listed = 0;
     for (let order = account.head; order !== null; order = order.accountNext) {
-      assert(order.account === account && order.live && order.accountId === account.accountId, `order ${order.orderId} is listed under its own account`);
+      if (!(order.account === account && order.live && order.accountId === account.accountId)) assert(false, `order ${order.orderId} is listed under its own account`);
       listed += 1;
     }
-    assert(listed === account.liveCount, `account ${account.accountId} counts its listed orders`);
+    if (listed !== account.liveCount) assert(false, `account ${account.accountId} counts its listed orders`);
     const expected = liveByAccount.get(account.accountId) ?? 0;
-    assert(listed === expected, `account ${account.accountId} lists all ${expected} of its live orders`);
+    if (listed !== expected) assert(false, `account ${account.accountId} lists all ${expected} of its live orders`);
   }
   assert(resting <= live, "every resting order is live");
 }
@@ -165,20 +165,20 @@ function checkSide(market: Market, side: BookSide): number {
   let previous: number | null = null;
   for (let depth = 0; depth < side.levelCount; depth++) {
     const level = side.levelFromBest(depth)!;
-    assert(previous === null || side.isBetter(previous, level.priceTicks), `${market.symbol}: levels are sorted best first`);
+    if (!(previous === null || side.isBetter(previous, level.priceTicks))) assert(false, `${market.symbol}: levels are sorted best first`);
     previous = level.priceTicks;
     let total = 0;
     let count = 0;
     for (let order = level.head; order !== null; order = order.next) {
-      assert(order.level === level && order.isBuy === side.isBid && order.priceTicks === level.priceTicks, `order ${order.orderId} sits in its own level`);
-      assert(order.remainingLots > 0 && order.status === "OPEN", `resting order ${order.orderId} has something to fill`);
+      if (!(order.level === level && order.isBuy === side.isBid && order.priceTicks === level.priceTicks)) assert(false, `order ${order.orderId} sits in its own level`);
+      if (!(order.remainingLots > 0 && order.status === "OPEN")) assert(false, `resting order ${order.orderId} has something to fill`);
       total += order.remainingLots;
       count += 1;
     }
-    assert(count > 0, `${market.symbol}: no empty level at ${level.priceTicks}`);
-    assert(total === level.totalLots && count === level.orderCount, `${market.symbol}: level ${level.priceTicks} aggregate ${level.totalLots} equals the sum ${total} of its orders`);
+    if (count <= 0) assert(false, `${market.symbol}: no empty level at ${level.priceTicks}`);
+    if (!(total === level.totalLots && count === level.orderCount)) assert(false, `${market.symbol}: level ${level.priceTicks} aggregate ${level.totalLots} equals the sum ${total} of its orders`);
     orders += count;
   }
-  assert(orders === side.orderCount, `${market.symbol}: side order count`);
+  if (orders !== side.orderCount) assert(false, `${market.symbol}: side order count`);
   return orders;
 }

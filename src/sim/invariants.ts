@@ -195,7 +195,7 @@ export class ExchangeInvariants {
   }
 
   private sequence(kind: "perp" | "spot" | "bust", sequenceNumber: number): void {
-    assert(sequenceNumber === this.lastSequence[kind] + 1, `${kind} sequence jumped from ${this.lastSequence[kind]} to ${sequenceNumber}`);
+    if (sequenceNumber !== this.lastSequence[kind] + 1) assert(false, `${kind} sequence jumped from ${this.lastSequence[kind]} to ${sequenceNumber}`);
     this.lastSequence[kind] = sequenceNumber;
   }
 
@@ -220,11 +220,11 @@ export class ExchangeInvariants {
     const { exchange } = this;
     const now = exchange.now();
     for (const fillId of this.openFills) {
-      assert(exchange.desk.isPending(fillId), `fill ${fillId} neither settled nor busted, yet no longer pending`);
+      if (!exchange.desk.isPending(fillId)) assert(false, `fill ${fillId} neither settled nor busted, yet no longer pending`);
     }
     const state = exchange.risk.state;
     for (const line of conservation(state, now)) {
-      assert(line.holdings === line.netDeposits, `conservation of ${line.asset}: holdings ${line.holdings} != net deposits ${line.netDeposits}`);
+      if (line.holdings !== line.netDeposits) assert(false, `conservation of ${line.asset}: holdings ${line.holdings} != net deposits ${line.netDeposits}`);
     }
     checkOpenInterest(state);
     checkFunding(state, now);
@@ -243,10 +243,10 @@ export class ExchangeInvariants {
     }
     for (const [key, replayed] of this.replayed) {
       const held = actual.get(key) ?? 0n;
-      assert(replayed === held, `position ${key} is ${held} but its settled executions sum to ${replayed} (10^18)`);
+      if (replayed !== held) assert(false, `position ${key} is ${held} but its settled executions sum to ${replayed} (10^18)`);
     }
     for (const [key, held] of actual) {
-      assert(this.replayed.has(key), `position ${key} is ${held} (10^18) with no settled execution`);
+      if (!this.replayed.has(key)) assert(false, `position ${key} is ${held} (10^18) with no settled execution`);
     }
   }
 }
