@@ -53,8 +53,54 @@ export interface TakerFeeSplit {
   readonly pool: AccountState | undefined;
 }
 
-/** Splits the gross taker fee of `notional` (settlement asset) for a wallet at its tier `tier`. */
+/**
+ * Splits the gross taker fee of `notional` (settlement asset) for a wallet at its tier `tier`.
+ *
+ * A settled match asks for the same split twice in a row, once in
+ * validateMatch and once in applyPerpExecution (same wallet, tier and
+ * notional, nothing changed between them), so the last split is kept on the
+ * state with everything it was computed from, and returned again when all of
+ * that is as it was.
+ */
 export function takerFeeSplit(state: RiskState, wallet: WalletState, tier: FeeTierConfig, notional: Money): TakerFeeSplit {
+  const referrer = mainAccountOf(state, wallet.referrer);
+  const pool = state.accounts.get(state.config.poolAccountId);
+  const last = state.lastFeeSplit;
+  if (
+    last !== undefined &&
+    last.wallet === wallet &&
+    last.takerRate === tier.takerRate &&
+    last.notional === notional &&
+    last.og === wallet.og &&
+    last.referee === wallet.referee &&
+    last.split.referrer === referrer &&
+    last.referrerAffiliate === (referrer !== undefined && referrer.wallet.affiliate) &&
+    last.split.pool === pool
+  ) {
+    return last.split;
+  }
+  const split = computeTakerFeeSplit(state, wallet, tier, notional, referrer, pool);
+  state.lastFeeSplit = {
+    wallet,
+    takerRate: tier.takerRate,
+    notional,
+    og: wallet.og,
+    referee: wallet.referee,
+    referrerAffiliate: referrer !== undefined && referrer.wallet.affiliate,
+    split,
+  };
+  return split;
+}
+
+/** takerFeeSplit without the memo, given the referrer's main account and the pool account (undefined when absent). */
+export function computeTakerFeeSplit(
+  state: RiskState,
+  wallet: WalletState,
+  tier: FeeTierConfig,
+  notional: Money,
+  referrer: AccountState | undefined,
+  pool: AccountState | undefined,
+): TakerFeeSplit {
   const unit = state.settlement.config.unit;
   const global = state.config.globalFees;
   const takerFee = roundMoneyRatio(notional * tier.takerRate, E18, unit);
@@ -64,11 +110,9 @@ export function takerFeeSplit(state: RiskState, wallet: WalletState, tier: FeeTi
   const discount = keepOg === E18 && keepReferee === E18 ? 0n : E36 - keepOg * keepReferee; // a fraction at 10^36
   const takerRebateCredit = discount === 0n ? min(0n, takerFee) : min(roundMoneyRatio(takerFee * discount, E36, unit), takerFee);
   let left = takerRebateCredit === 0n ? takerFee : takerFee - takerRebateCredit;
-  const referrer = mainAccountOf(state, wallet.referrer);
   const referrerRate = referrer === undefined ? 0n : referrer.wallet.affiliate ? global.affiliateReferrerRebate : global.referrerRebate;
   const referrerFeeCredit = referrerRate === 0n ? min(0n, left) : min(roundMoneyRatio(takerFee * referrerRate, E18, unit), left);
   if (referrerFeeCredit !== 0n) left -= referrerFeeCredit;
-  const pool = state.accounts.get(state.config.poolAccountId);
   const poolShare = pool === undefined ? 0n : global.poolFeeShare;
   const poolFeeCredit = poolShare === 0n ? min(0n, left) : min(roundMoneyRatio(takerFee * poolShare, E18, unit), left);
   const protocolFeeCredit = poolFeeCredit === 0n ? left : left - poolFeeCredit;

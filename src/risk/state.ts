@@ -14,6 +14,7 @@ import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_SECOND } from "../core/time
 import type { AssetConfig, FeeTierConfig, PerpMarketConfig, RiskConfig, SpotMarketConfig } from "./config.ts";
 import { type Claim, type FundingValue, type Money, type Price, type Qty, type Rate, type RateFraction, StepScale, rateFraction } from "./fixed.ts";
 import { PriceWindow, RollingSum } from "./rolling.ts";
+import type { TakerFeeSplit } from "./fees.ts";
 import type { AssetStatus, Side } from "./types.ts";
 
 /** A price sample of a feed, with its update time. */
@@ -276,6 +277,20 @@ export interface RiskState {
   fundingRealized: Claim;
   /** Accounts to look at in the next liquidation pass. */
   readonly candidates: Set<number>;
+  /** The last taker fee split and what it was computed from (fees.ts takerFeeSplit). */
+  lastFeeSplit: FeeSplitMemo | undefined;
+}
+
+/** A taker fee split with every input it depends on besides the (immutable) config. */
+export interface FeeSplitMemo {
+  readonly wallet: WalletState;
+  readonly takerRate: Rate;
+  readonly notional: Money;
+  readonly og: boolean;
+  readonly referee: boolean;
+  readonly referrerAffiliate: boolean;
+  /** Its referrer and pool are the accounts it was computed with. */
+  readonly split: TakerFeeSplit;
 }
 
 export const WINDOW_24H_MICROS = MICROS_PER_DAY;
@@ -360,5 +375,6 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
     socialized: 0n,
     fundingRealized: 0n,
     candidates: new Set(),
+    lastFeeSplit: undefined,
   };
 }

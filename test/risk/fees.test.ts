@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toE18 } from "../../src/core/decimal.ts";
-import { takerFeeSplit } from "../../src/risk/fees.ts";
+import { computeTakerFeeSplit, takerFeeSplit } from "../../src/risk/fees.ts";
+import { mainAccountOf } from "../../src/risk/accounts.ts";
 import { RiskEngine } from "../../src/risk/risk.ts";
 import { BTC_PERP, HOUR, POOL, T0, baseConfig, setPrices, trade, venue, wallet } from "./fixtures.ts";
 
@@ -76,6 +77,47 @@ describe("taker fee split", () => {
         if (referrer === undefined) expect(split.referrerFeeCredit).toBe(0n);
       }),
       { seed: 42, numRuns: 400 },
+    );
+  });
+
+  it("returns the remembered split only while every input is as it was", () => {
+    // Each step changes one input of the split (or none), then asks twice: both answers must equal a fresh computation.
+    const risk = feeVenue();
+    const state = risk.state;
+    const poolAccount = state.accounts.get(POOL)!;
+    const notionals = [50_000n * 10n ** 36n, 50_000n * 10n ** 36n + 10n ** 20n, 7n * 10n ** 35n];
+    const step = fc.record({
+      change: fc.constantFrom("none", "og", "referee", "referrer", "affiliate", "notional", "tier", "wallet", "pool"),
+      pick: fc.nat(8),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+        state.lastFeeSplit = undefined;
+        const subjects = [state.wallets.get(wallet(1))!, state.wallets.get(wallet(2))!];
+        for (const subject of subjects) Object.assign(subject, { og: false, referee: false, referrer: undefined });
+        state.wallets.get(wallet(3))!.affiliate = false;
+        let subject = subjects[0]!;
+        let notional = notionals[0]!;
+        let tier = state.config.feeTiers[0]!;
+        for (const { change, pick } of steps) {
+          if (change === "og") subject.og = !subject.og;
+          if (change === "referee") subject.referee = !subject.referee;
+          if (change === "referrer") subject.referrer = [undefined, wallet(3), wallet(4), wallet(77)][pick % 4];
+          if (change === "affiliate") state.wallets.get(wallet(3))!.affiliate = !state.wallets.get(wallet(3))!.affiliate;
+          if (change === "notional") notional = notionals[pick % notionals.length]!;
+          if (change === "tier") tier = state.config.feeTiers[pick % state.config.feeTiers.length]!;
+          if (change === "wallet") subject = subjects[pick % 2]!;
+          if (change === "pool") {
+            if (state.accounts.has(POOL)) state.accounts.delete(POOL);
+            else state.accounts.set(POOL, poolAccount);
+          }
+          const fresh = computeTakerFeeSplit(state, subject, tier, notional, mainAccountOf(state, subject.referrer), state.accounts.get(POOL));
+          expect(takerFeeSplit(state, subject, tier, notional)).toEqual(fresh);
+          expect(takerFeeSplit(state, subject, tier, notional)).toEqual(fresh);
+        }
+        if (!state.accounts.has(POOL)) state.accounts.set(POOL, poolAccount);
+      }),
+      { seed: 42, numRuns: 300 },
     );
   });
 
