@@ -96,8 +96,10 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
 
   settle(match: PendingMatch, blockTime: Micros): void {
     const { fill, market } = match;
-    this.release(fill.fillId);
     const perp = market.kind === "perp";
+    // A perp match is released by the risk layer's settlePerpExecution, with its execution (one revaluation per side).
+    if (perp) this.forget(fill.fillId);
+    else this.release(fill.fillId);
     const input = {
       type: "ORDER_MATCH" as const,
       marketId: fill.marketId,
@@ -110,7 +112,7 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
       sequenceNumber: perp ? this.nextPerpSequenceNumber() : this.spotSequence.next(),
     };
     if (perp) {
-      this.events.perpExecution(this.risk.applyPerpExecution(input, blockTime), match);
+      this.events.perpExecution(this.risk.settlePerpExecution(input, blockTime), match);
     } else {
       this.events.spotExecution(this.risk.applySpotExecution(input, blockTime), match);
     }
@@ -142,9 +144,13 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
   }
 
   private release(fillId: string): void {
+    this.forget(fillId);
+    this.risk.releasePending(fillId);
+  }
+
+  private forget(fillId: string): void {
     const known = this.pendingByFillId.delete(fillId);
     if (!known) assert(false, `fill ${fillId} settled or busted twice`);
-    this.risk.releasePending(fillId);
   }
 }
 

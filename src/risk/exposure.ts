@@ -19,7 +19,7 @@ import { getAccount } from "./accounts.ts";
 import { balanceOf } from "./collateral.ts";
 import { feeReserve } from "./fees.ts";
 import { E18, type Money, type Qty } from "./fixed.ts";
-import { effectiveQty, positionOf, refreshEffective, refreshOrders } from "./margin.ts";
+import { effectiveQty, isEmptyPosition, positionOf, refreshEffective, refreshOrders } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
 import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
 import type { Match, RestingOrder, Side } from "./types.ts";
@@ -85,13 +85,19 @@ function sideSign(side: Side): 1n | -1n {
   return side === "B" ? 1n : -1n;
 }
 
-function movePending(position: ReturnType<typeof positionOf>, delta: Qty, cost: Money): void {
+/**
+ * Moves a position's pending quantity and cost. With `revalue` false the
+ * effective contributions are left stale for the caller's own refreshPosition
+ * (see releasePending), except when the position is left empty: that one is
+ * revalued, which drops it, as it would be at once otherwise.
+ */
+function movePending(position: ReturnType<typeof positionOf>, delta: Qty, cost: Money, revalue = true): void {
   const before = effectiveQty(position);
   const after = before + delta;
   position.pq += delta;
   position.pk += cost;
   moveOpenInterest(position.market, before, after, false);
-  refreshEffective(position, after);
+  if (revalue || isEmptyPosition(position)) refreshEffective(position, after);
 }
 
 const NO_OUTFLOWS: PendingState["outflows"] = Object.freeze([]);
@@ -131,16 +137,24 @@ export function addPending(state: RiskState, match: Match): void {
   state.pending.set(match.fillId, pending);
 }
 
-/** Stops counting a pending match (it settled, and its execution is applied, or it busted). */
-export function releasePending(state: RiskState, fillId: string): void {
+/**
+ * Stops counting a pending match (it settled, and its execution is applied, or it busted).
+ *
+ * `revalue` false (perp only) leaves both sides' effective contributions
+ * stale: only for a caller that refreshes both positions next, before
+ * anything reads the accounts' sums (RiskEngine.settlePerpExecution, whose
+ * applyPerpExecution refreshes each side with refreshPosition: one
+ * revaluation per side instead of two).
+ */
+export function releasePending(state: RiskState, fillId: string, revalue = true): void {
   const pending = state.pending.get(fillId);
   if (pending === undefined) assert(false, `fill ${fillId} is not pending`);
   state.pending.delete(fillId);
   const market = marketOf(state, pending.marketId)!;
   if (market.kind === "perp") {
     const cost = pending.takerDelta * pending.price;
-    movePending(positionOf(pending.taker, market), -pending.takerDelta, -cost);
-    movePending(positionOf(pending.maker, market), pending.takerDelta, cost);
+    movePending(positionOf(pending.taker, market), -pending.takerDelta, -cost, revalue);
+    movePending(positionOf(pending.maker, market), pending.takerDelta, cost, revalue);
     pending.taker.pendingFees -= pending.takerFee;
     return;
   }

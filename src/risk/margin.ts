@@ -61,7 +61,8 @@ export function positionOf(account: AccountState, market: PerpMarketState): Posi
   return position;
 }
 
-function isEmpty(position: PositionState): boolean {
+/** Whether a position holds nothing that counts (the refreshes drop such a record from its account and market). */
+export function isEmptyPosition(position: PositionState): boolean {
   return (
     position.q === 0n &&
     position.k === 0n &&
@@ -269,7 +270,7 @@ export function refreshOrders(position: PositionState): void {
 }
 
 function dropIfEmpty(position: PositionState): void {
-  if (isEmpty(position)) {
+  if (isEmptyPosition(position)) {
     position.account.positions.delete(position.market.config.marketId);
     position.market.holders.delete(position.account.id);
   }

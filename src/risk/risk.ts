@@ -278,6 +278,24 @@ export class RiskEngine {
     return applyPerpExecution(this.state, input, atMicros);
   }
 
+  /**
+   * releasePending(input.fillId) then applyPerpExecution(input), with the
+   * same result and state, but each side revalued once (by the execution)
+   * instead of once more when its pending part is released. The pending
+   * match must be the execution's: same market, taker and maker (otherwise
+   * the release revalues as releasePending does).
+   */
+  settlePerpExecution(input: ExecutionInput, atMicros: number): AppliedPerpExecution {
+    const pending = this.state.pending.get(input.fillId);
+    const same =
+      pending !== undefined &&
+      pending.marketId === input.marketId &&
+      pending.taker.id === input.takerAccountId &&
+      pending.maker.id === input.makerAccountId;
+    releasePending(this.state, input.fillId, !same);
+    return applyPerpExecution(this.state, input, atMicros);
+  }
+
   applySpotExecution(input: ExecutionInput, atMicros: number): AppliedSpotExecution {
     return applySpotExecution(this.state, input, atMicros);
   }

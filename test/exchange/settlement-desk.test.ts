@@ -62,12 +62,15 @@ describe("execution records", () => {
     const seen: { applied: AppliedPerpExecution; published: string }[] = [];
     const spotSeen: AppliedSpotExecution[] = [];
     runFlow({ seed: 3, accounts: 12, durationMicros: 60_000_000, ordersPerSecond: 60 }, (exchange) => {
-      const apply = exchange.risk.applyPerpExecution.bind(exchange.risk);
-      exchange.risk.applyPerpExecution = (input, atMicros) => {
-        const applied = apply(input, atMicros);
-        seen.push({ applied, published: "" });
-        return applied;
-      };
+      // Matches settle through settlePerpExecution; liquidations and market closes apply through neither.
+      for (const method of ["applyPerpExecution", "settlePerpExecution"] as const) {
+        const apply = exchange.risk[method].bind(exchange.risk);
+        exchange.risk[method] = (input, atMicros) => {
+          const applied = apply(input, atMicros);
+          seen.push({ applied, published: "" });
+          return applied;
+        };
+      }
       const applySpot = exchange.risk.applySpotExecution.bind(exchange.risk);
       exchange.risk.applySpotExecution = (input, atMicros) => {
         const applied = applySpot(input, atMicros);
