@@ -88,7 +88,12 @@ export interface BookingContext {
   readonly fillId?: string;
 }
 
-/** Moves `amount` (a booked Money amount) into the account's balance of `asset`, with its ledger entry. */
+/**
+ * Moves `amount` (a booked Money amount) into the account's balance of
+ * `asset`, with its ledger entry. `amountText`, when given, is
+ * formatMoney(amount), made by a caller that shows the amount elsewhere too
+ * (an execution record), so that it is formatted once.
+ */
 export function book(
   context: BookingContext,
   account: AccountState,
@@ -96,6 +101,7 @@ export function book(
   type: LedgerType,
   amount: Money,
   counterparty?: AccountState,
+  amountText?: string,
 ): void {
   if (amount === 0n) return;
   if (amount % asset.config.unit !== 0n) assert(false, `amount ${amount} of ${asset.config.symbol} is not a whole number of its ${asset.config.decimals} decimals`);
@@ -107,7 +113,7 @@ export function book(
     accountId: account.id,
     asset: asset.config.symbol,
     type,
-    amount: formatMoney(amount),
+    amount: amountText ?? formatMoney(amount),
     netDepositsAfter: netDepositsText(balance),
     timestamp: microsToMillis(context.atMicros),
   };

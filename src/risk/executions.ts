@@ -26,8 +26,8 @@ import { assert } from "../core/assert.ts";
 import { microsToMillis } from "../core/time.ts";
 import { getAccount } from "./accounts.ts";
 import { type BookingContext, book } from "./collateral.ts";
-import { refreshTier, takerFeeSplit } from "./fees.ts";
-import { E18, E36, type Money, formatMoney, formatScaled, roundMoney, roundMoneyRatio } from "./fixed.ts";
+import { type TakerFeeSplit, refreshTier, takerFeeSplit } from "./fees.ts";
+import { E18, E36, type Money, formatMoney, formatScaled, negatedText, roundMoney, roundMoneyRatio } from "./fixed.ts";
 import { isLiquidatable, positionOf, refreshPosition } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
 import { type LegResult, applyLeg } from "./positions.ts";
@@ -80,10 +80,11 @@ function applySide(
   return result;
 }
 
-function bookLeg(context: BookingContext, account: AccountState, leg: LegResult): void {
+/** Books a leg's realized PnL; `texts` are its closeTexts when it closed anything (the record shows the same amounts). */
+function bookLeg(context: BookingContext, account: AccountState, leg: LegResult, texts: CloseTexts | undefined): void {
   const settlement = context.state.settlement;
-  book(context, account, settlement, "REALIZED_PNL", leg.pricePnl);
-  book(context, account, settlement, "FUNDING", leg.fundingPnl);
+  book(context, account, settlement, "REALIZED_PNL", leg.pricePnl, undefined, texts?.price);
+  book(context, account, settlement, "FUNDING", leg.fundingPnl, undefined, texts?.funding);
 }
 
 function checkShape(input: ExecutionInput): void {
@@ -111,14 +112,18 @@ export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMi
   const sequenceNumber = input.sequenceNumber;
   const takerLeg = applySide(state, taker, market, takerDelta, qty, price, atMicros, sequenceNumber, netFee);
   const makerLeg = maker === undefined ? undefined : applySide(state, maker, market, -takerDelta, qty, price, atMicros, sequenceNumber, 0n);
-  bookLeg(context, taker, takerLeg);
-  if (maker !== undefined && makerLeg !== undefined) bookLeg(context, maker, makerLeg);
-  if (split !== undefined) {
+  // Each amount is formatted once, for both its ledger entry and the record (a leg's PnL is non-zero only when it closed).
+  const takerTexts = takerLeg.closed > 0n ? closeTexts(takerLeg) : undefined;
+  const makerTexts = makerLeg !== undefined && makerLeg.closed > 0n ? closeTexts(makerLeg) : undefined;
+  const feeTexts = split === undefined ? undefined : splitTexts(split);
+  bookLeg(context, taker, takerLeg, takerTexts);
+  if (maker !== undefined && makerLeg !== undefined) bookLeg(context, maker, makerLeg, makerTexts);
+  if (split !== undefined && feeTexts !== undefined) {
     const settlement = state.settlement;
-    book(context, taker, settlement, "PERP_FEE", -split.takerFee);
-    book(context, taker, settlement, "PERP_REBATE", split.takerRebateCredit);
-    if (split.referrer !== undefined) book(context, split.referrer, settlement, "PERP_REBATE", split.referrerFeeCredit, taker);
-    if (split.pool !== undefined) book(context, split.pool, settlement, "PERP_REBATE", split.poolFeeCredit, taker);
+    book(context, taker, settlement, "PERP_FEE", -split.takerFee, undefined, negatedText(feeTexts.takerFee));
+    book(context, taker, settlement, "PERP_REBATE", split.takerRebateCredit, undefined, feeTexts.takerRebateCredit);
+    if (split.referrer !== undefined) book(context, split.referrer, settlement, "PERP_REBATE", split.referrerFeeCredit, taker, feeTexts.referrerFeeCredit);
+    if (split.pool !== undefined) book(context, split.pool, settlement, "PERP_REBATE", split.poolFeeCredit, taker, feeTexts.poolFeeCredit);
     addProtocolFee(state, settlement.config.symbol, split.protocolFeeCredit);
     recordVolume(state, taker, maker, notional, atMicros);
     market.stats.volume24h.add(atMicros, notional);
@@ -127,7 +132,29 @@ export function applyPerpExecution(state: RiskState, input: ExecutionInput, atMi
   flagIfLiquidatable(state, taker, atMicros);
   if (maker !== undefined) flagIfLiquidatable(state, maker, atMicros);
   if (market.oiLong !== market.oiShort && input.makerAccountId !== undefined) assert(false, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol}`);
-  return { record: perpRecord(state, market, input, qty, price, atMicros, split, takerLeg, makerLeg), ledger };
+  return { record: perpRecord(state, market, input, qty, price, atMicros, feeTexts, takerLeg, takerTexts, makerTexts), ledger };
+}
+
+/** The texts of a taker fee split's parts. */
+interface SplitTexts {
+  readonly takerFee: string;
+  readonly protocolFeeCredit: string;
+  readonly referrerFeeCredit: string;
+  readonly takerRebateCredit: string;
+  readonly poolFeeCredit: string;
+}
+
+function splitTexts(split: TakerFeeSplit): SplitTexts {
+  const takerFee = formatMoney(split.takerFee);
+  // Without credits (no discount, referrer or pool) the protocol keeps the whole fee: the same text.
+  const protocolFeeCredit = split.protocolFeeCredit === split.takerFee ? takerFee : formatMoney(split.protocolFeeCredit);
+  return {
+    takerFee,
+    protocolFeeCredit,
+    referrerFeeCredit: formatMoney(split.referrerFeeCredit),
+    takerRebateCredit: formatMoney(split.takerRebateCredit),
+    poolFeeCredit: formatMoney(split.poolFeeCredit),
+  };
 }
 
 function addProtocolFee(state: RiskState, asset: string, amount: Money): void {
@@ -151,12 +178,11 @@ function perpRecord(
   qty: bigint,
   price: bigint,
   atMicros: number,
-  split: ReturnType<typeof takerFeeSplit> | undefined,
+  fees: SplitTexts | undefined,
   takerLeg: LegResult,
-  makerLeg: LegResult | undefined,
+  taker: CloseTexts | undefined,
+  maker: CloseTexts | undefined,
 ): PerpExecutionRecord {
-  const takerCloses = takerLeg.closed > 0n;
-  const makerCloses = makerLeg !== undefined && makerLeg.closed > 0n;
   // Fields in the order of spec 2.14 (members are added in that order); optional ones omitted, never undefined.
   const record: { -readonly [K in keyof PerpExecutionRecord]: PerpExecutionRecord[K] } = {
     exchangeId: state.config.exchangeId,
@@ -167,22 +193,20 @@ function perpRecord(
   record.qty = formatScaled(qty, 18);
   record.side = input.takerSide;
   record.price = formatScaled(price, 18);
-  if (split === undefined) {
+  if (fees === undefined) {
     record.takerFee = "0";
   } else {
-    record.takerFee = formatMoney(split.takerFee);
-    record.protocolFeeCredit = formatMoney(split.protocolFeeCredit);
-    record.referrerFeeCredit = formatMoney(split.referrerFeeCredit);
-    record.takerRebateCredit = formatMoney(split.takerRebateCredit);
-    record.poolFeeCredit = formatMoney(split.poolFeeCredit);
+    record.takerFee = fees.takerFee;
+    record.protocolFeeCredit = fees.protocolFeeCredit;
+    record.referrerFeeCredit = fees.referrerFeeCredit;
+    record.takerRebateCredit = fees.takerRebateCredit;
+    record.poolFeeCredit = fees.poolFeeCredit;
   }
-  if (takerCloses) record.takerOpeningFee = formatMoney(takerLeg.openingFee);
+  if (taker !== undefined) record.takerOpeningFee = formatMoney(takerLeg.openingFee);
   record.type = input.type;
   record.timestamp = microsToMillis(atMicros);
   record.sequenceNumber = input.sequenceNumber;
   record.fillId = input.fillId;
-  const taker = takerCloses ? closeTexts(takerLeg) : undefined;
-  const maker = makerCloses ? closeTexts(makerLeg) : undefined;
   if (taker !== undefined) record.takerRealizedPnl = taker.realized;
   if (maker !== undefined) record.makerRealizedPnl = maker.realized;
   if (taker !== undefined) record.takerPriceVariationPnl = taker.price;
@@ -192,8 +216,14 @@ function perpRecord(
   return record;
 }
 
+interface CloseTexts {
+  readonly realized: string;
+  readonly price: string;
+  readonly funding: string;
+}
+
 /** The texts of a closing leg's PnL: realized = price variation + funding, each formatted once (one is often zero). */
-function closeTexts(leg: LegResult): { readonly realized: string; readonly price: string; readonly funding: string } {
+function closeTexts(leg: LegResult): CloseTexts {
   const price = formatMoney(leg.pricePnl);
   const funding = formatMoney(leg.fundingPnl);
   const realized = leg.fundingPnl === 0n ? price : leg.pricePnl === 0n ? funding : formatMoney(leg.pricePnl + leg.fundingPnl);
@@ -234,11 +264,15 @@ export function applySpotExecution(state: RiskState, input: ExecutionInput, atMi
   const ledger: LedgerEntry[] = [];
   const context: BookingContext = { state, ledger, atMicros, fillId: input.fillId };
   const baseAmount = qty * E18;
-  book(context, buyer, market.base, "SPOT_LEG", baseAmount, seller);
-  book(context, buyer, market.quote, "SPOT_LEG", -cost, seller);
-  book(context, seller, market.base, "SPOT_LEG", -baseAmount, buyer);
-  book(context, seller, market.quote, "SPOT_LEG", cost, buyer);
-  book(context, taker, market.quote, "SPOT_LEG", -fee);
+  // Each amount is formatted once (a leg's two entries are the same text with opposite signs; the fee is the record's too).
+  const baseText = formatMoney(baseAmount);
+  const costText = formatMoney(cost);
+  const feeText = formatMoney(fee);
+  book(context, buyer, market.base, "SPOT_LEG", baseAmount, seller, baseText);
+  book(context, buyer, market.quote, "SPOT_LEG", -cost, seller, negatedText(costText));
+  book(context, seller, market.base, "SPOT_LEG", -baseAmount, buyer, negatedText(baseText));
+  book(context, seller, market.quote, "SPOT_LEG", cost, buyer, costText);
+  book(context, taker, market.quote, "SPOT_LEG", -fee, undefined, negatedText(feeText));
   addProtocolFee(state, market.quote.config.symbol, fee);
   const volume = usdValue(state, market.quote, cost);
   recordVolume(state, taker, maker, volume, atMicros);
@@ -255,7 +289,7 @@ export function applySpotExecution(state: RiskState, input: ExecutionInput, atMi
       qty: formatScaled(qty, 18),
       side: input.takerSide,
       price: formatScaled(price, 18),
-      takerFee: formatMoney(fee),
+      takerFee: feeText,
       type: "ORDER_MATCH",
       timestamp: microsToMillis(atMicros),
       sequenceNumber: input.sequenceNumber,

@@ -174,6 +174,12 @@ export function formatMoney(value: Money): string {
   return formatScaled(value / E18, 18);
 }
 
+/** The canonical text of -x given that of x (formatMoney(-x) from formatMoney(x), without formatting again). */
+export function negatedText(text: string): string {
+  if (text === "0") return text;
+  return text.charCodeAt(0) === 45 ? text.slice(1) : `-${text}`;
+}
+
 /** Canonical text of a 10^36-scaled value rounded half-even to 18 fraction digits (display of prices, averages). */
 export function formatE36(value: bigint): string {
   return formatScaled(divRound(value, E18, "half-even"), 18);
