@@ -11,7 +11,7 @@
 import { assert } from "../core/assert.ts";
 import { refreshCollateral } from "./collateral.ts";
 import { flagIfLiquidatable, getPerp } from "./executions.ts";
-import { type Price, formatScaled, toStepsHalfEven } from "./fixed.ts";
+import { type Price, toStepsHalfEven } from "./fixed.ts";
 import { fundingRateFor, reanchorFunding } from "./funding.ts";
 import { refreshFunding, refreshPosition } from "./margin.ts";
 import { bookPrices, computeMark } from "./prices.ts";
@@ -62,7 +62,17 @@ export function refreshMark(state: RiskState, market: PerpMarketState, atMicros:
   market.markAtMicros = atMicros;
   refreshHolders(state, market, atMicros, moved);
   if (!moved) return undefined;
-  return { marketId: market.config.marketId, markPrice: formatScaled(mark, 18), markPriceTicks: Math.max(1, toStepsHalfEven(mark, market.config.tick)) };
+  // The mark's text is the summary's markPrice too (remembered: the summary tick moves the mark, then publishes it).
+  return { marketId: market.config.marketId, markPrice: market.texts.mark.of(mark), markPriceTicks: markTicksOf(market, mark) };
+}
+
+/** The mark on the market's tick grid (half-even, at least one tick), remembered with the mark it was computed from. */
+export function markTicksOf(market: PerpMarketState, mark: Price): number {
+  if (market.markTicksFor !== mark) {
+    market.markTicks = Math.max(1, toStepsHalfEven(mark, market.config.tick));
+    market.markTicksFor = mark;
+  }
+  return market.markTicks;
 }
 
 export function setIndexPrice(state: RiskState, assetSymbol: string, price: Price, atMicros: number): MarkChange[] {

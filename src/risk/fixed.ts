@@ -185,6 +185,29 @@ export function formatE36(value: bigint): string {
   return formatScaled(divRound(value, E18, "half-even"), 18);
 }
 
+/**
+ * The text of a value shown again and again (a summary's figures every
+ * 500 ms, an index price on every oracle step), remembered with the value it
+ * was made from and made again only when the value changes: comparing two
+ * bigints costs far less than formatting one (bigint's toString and the
+ * slicing). `format` must be a pure function of the value.
+ */
+export class RememberedText {
+  private value: bigint | undefined = undefined;
+  private text = "";
+
+  constructor(private readonly format: (value: bigint) => string) {}
+
+  /** format(value), from memory when value is the last one formatted. */
+  of(value: bigint): string {
+    if (value !== this.value) {
+      this.text = this.format(value);
+      this.value = value;
+    }
+    return this.text;
+  }
+}
+
 /** Canonical text of a 10^18-scaled value. */
 export function formatE18Value(value: bigint): string {
   return formatScaled(value, 18);

@@ -46,9 +46,9 @@ import { type BookingContext, book, checkOutflow, netDepositsText, parseAmount, 
 import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
 import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./executions.ts";
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
-import { type MarkChange, setBook, setIndexPrice, setOraclePrice } from "./feeds.ts";
+import { type MarkChange, markTicksOf, setBook, setIndexPrice, setOraclePrice } from "./feeds.ts";
 import { refreshTier } from "./fees.ts";
-import { formatE36, toStepsHalfEven } from "./fixed.ts";
+import { formatE36 } from "./fixed.ts";
 import { type LiquidationOutcome, runLiquidations } from "./liquidation.ts";
 import { closeMarket } from "./market-close.ts";
 import { equityEffective, equitySettled } from "./margin.ts";
@@ -265,7 +265,7 @@ export class RiskEngine {
   /** The mark on the market's tick grid (half-even), for the engine's triggers; undefined before any mark. */
   markPriceTicks(marketId: number): number | undefined {
     const market = getPerp(this.state, marketId);
-    return market.mark === undefined ? undefined : Math.max(1, toStepsHalfEven(market.mark, market.config.tick));
+    return market.mark === undefined ? undefined : markTicksOf(market, market.mark);
   }
 
   // 5. Settlement.

@@ -12,7 +12,21 @@
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_SECOND } from "../core/time.ts";
 import type { AssetConfig, FeeTierConfig, PerpMarketConfig, RiskConfig, SpotMarketConfig } from "./config.ts";
-import { type Claim, type FundingValue, type Money, type Price, type Qty, type Rate, type RateFraction, StepScale, rateFraction } from "./fixed.ts";
+import {
+  type Claim,
+  type FundingValue,
+  type Money,
+  type Price,
+  type Qty,
+  type Rate,
+  type RateFraction,
+  RememberedText,
+  StepScale,
+  formatE36,
+  formatMoney,
+  formatScaled,
+  rateFraction,
+} from "./fixed.ts";
 import { PriceWindow, RollingSum } from "./rolling.ts";
 import type { TakerFeeSplit } from "./fees.ts";
 import type { AssetStatus, Side } from "./types.ts";
@@ -137,6 +151,8 @@ export interface AssetState {
   index: PriceSample | undefined;
   /** Accounts with a non-zero balance of this (non-settlement) asset. */
   readonly holders: Set<AccountState>;
+  /** Text of the index price (assetOraclePrices, on every price input). */
+  readonly indexText: RememberedText;
 }
 
 /**
@@ -213,6 +229,58 @@ export interface PerpMarketState {
   /** config.imRate and config.lmRate in lowest terms, for margin.ts's requirements (mulFractionCeil). */
   readonly imFraction: RateFraction;
   readonly lmFraction: RateFraction;
+  /** The mark on the tick grid (feeds.ts markTicksOf), with the mark it was computed from. */
+  markTicksFor: Price | undefined;
+  markTicks: number;
+  readonly texts: PerpTexts;
+}
+
+/**
+ * Texts of a perp market's figures, each remembered with its value
+ * (summaries.ts publishes them every 500 ms, most unchanged since the last
+ * time; the mark's is also a MarkChange's markPrice).
+ */
+export interface PerpTexts {
+  readonly oiQty: RememberedText;
+  /** Of the rate (a fraction): the published fundingRate is 100 times it. */
+  readonly fundingRate: RememberedText;
+  readonly longFundingValue: RememberedText;
+  readonly shortFundingValue: RememberedText;
+  readonly volume24h: RememberedText;
+  readonly pxChange24h: RememberedText;
+  readonly mark: RememberedText;
+  readonly oraclePrice: RememberedText;
+  readonly mid: RememberedText;
+}
+
+/** Texts of a spot market's summary figures, as PerpTexts. */
+export interface SpotTexts {
+  readonly volume24h: RememberedText;
+  readonly pxChange24h: RememberedText;
+  readonly oraclePrice: RememberedText;
+  readonly mid: RememberedText;
+}
+
+function price18Text(): RememberedText {
+  return new RememberedText((value) => formatScaled(value, 18));
+}
+
+export function newPerpTexts(): PerpTexts {
+  return {
+    oiQty: price18Text(),
+    fundingRate: new RememberedText((rate) => formatScaled(rate * 100n, 18)),
+    longFundingValue: new RememberedText(formatE36),
+    shortFundingValue: new RememberedText(formatE36),
+    volume24h: new RememberedText(formatE36),
+    pxChange24h: price18Text(),
+    mark: price18Text(),
+    oraclePrice: price18Text(),
+    mid: price18Text(),
+  };
+}
+
+export function newSpotTexts(): SpotTexts {
+  return { volume24h: new RememberedText(formatMoney), pxChange24h: price18Text(), oraclePrice: price18Text(), mid: price18Text() };
 }
 
 export interface SpotMarketState {
@@ -225,6 +293,7 @@ export interface SpotMarketState {
   /** Lots and ticks to 10^18 values (config.step, config.tick). */
   readonly lots: StepScale;
   readonly ticks: StepScale;
+  readonly texts: SpotTexts;
 }
 
 export interface RestingState {
@@ -318,7 +387,7 @@ export function defaultExecutionIds(): ExecutionIds {
 export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskState {
   const assets = new Map<string, AssetState>();
   for (const asset of config.assets.values()) {
-    assets.set(asset.symbol, { config: asset, status: asset.status, index: undefined, holders: new Set() });
+    assets.set(asset.symbol, { config: asset, status: asset.status, index: undefined, holders: new Set(), indexText: price18Text() });
   }
   const settlement = assets.get(config.settlementAsset)!;
   const perps = new Map<number, PerpMarketState>();
@@ -344,6 +413,9 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       ticks: new StepScale(market.tick),
       imFraction: rateFraction(market.imRate),
       lmFraction: rateFraction(market.lmRate),
+      markTicksFor: undefined,
+      markTicks: 0,
+      texts: newPerpTexts(),
     });
   }
   const spots = new Map<number, SpotMarketState>();
@@ -357,6 +429,7 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
       stats: newMarketStats(),
       lots: new StepScale(market.step),
       ticks: new StepScale(market.tick),
+      texts: newSpotTexts(),
     });
   }
   return {

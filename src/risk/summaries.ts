@@ -15,51 +15,51 @@
  * oraclePrice = index(base) / index(quote) while fresh.
  */
 import { microsToMillis } from "../core/time.ts";
-import { formatE36, formatMoney, formatScaled } from "./fixed.ts";
 import { longValueAt, shortValueAt } from "./funding.ts";
 import { isFresh, midPrice, perpPricesFresh, pricesUpdatedAtMicros, spotOraclePrice } from "./prices.ts";
 import type { PerpMarketState, RiskState, SpotMarketState } from "./state.ts";
 import type { AssetOraclePriceView, MarketSummaryView, SpotMarketSummaryView } from "./types.ts";
 import type { Mutable } from "../core/mutable.ts";
 
-function price18(value: bigint): string {
-  return formatScaled(value, 18);
-}
+// Each figure's text is remembered with its value on the market (state.ts PerpTexts, SpotTexts): between two
+// summaries most figures are unchanged (open interest, volume, oracle, price change), and none is formatted again.
 
 export function marketSummary(state: RiskState, market: PerpMarketState, atMicros: number): MarketSummaryView {
   const funding = market.funding;
+  const texts = market.texts;
   const summary: Mutable<MarketSummaryView> = {
     symbol: market.config.symbol,
     updatedAt: microsToMillis(atMicros),
-    oiQty: price18(market.oiLong),
-    fundingRate: price18(funding.rate * 100n),
-    longFundingValue: formatE36(longValueAt(funding, atMicros)),
-    shortFundingValue: formatE36(shortValueAt(funding, atMicros)),
-    volume24h: formatE36(market.stats.volume24h.sum(atMicros)),
+    oiQty: texts.oiQty.of(market.oiLong),
+    fundingRate: texts.fundingRate.of(funding.rate),
+    longFundingValue: texts.longFundingValue.of(longValueAt(funding, atMicros)),
+    shortFundingValue: texts.shortFundingValue.of(shortValueAt(funding, atMicros)),
+    volume24h: texts.volume24h.of(market.stats.volume24h.sum(atMicros)),
   };
   const change = market.stats.prices24h.change(atMicros);
-  if (change !== undefined) summary.pxChange24h = price18(change);
-  if (market.mark !== undefined && !market.closed && perpPricesFresh(state, market, atMicros)) summary.markPrice = price18(market.mark);
-  if (isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)) summary.oraclePrice = price18(market.oracle.price);
+  if (change !== undefined) summary.pxChange24h = texts.pxChange24h.of(change);
+  if (market.mark !== undefined && !market.closed && perpPricesFresh(state, market, atMicros)) summary.markPrice = texts.mark.of(market.mark);
+  if (isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)) summary.oraclePrice = texts.oraclePrice.of(market.oracle.price);
   const mid = midPrice(market.book);
-  if (mid !== undefined) summary.throttledMidPrice = price18(mid);
+  if (mid !== undefined) summary.throttledMidPrice = texts.mid.of(mid);
   const updated = pricesUpdatedAtMicros(market);
   if (updated !== undefined) summary.pricesUpdatedAt = microsToMillis(updated);
   return summary;
 }
 
 export function spotMarketSummary(state: RiskState, market: SpotMarketState, atMicros: number): SpotMarketSummaryView {
+  const texts = market.texts;
   const summary: Mutable<SpotMarketSummaryView> = {
     symbol: market.config.symbol,
     updatedAt: microsToMillis(atMicros),
-    volume24h: formatMoney(market.stats.volume24h.sum(atMicros)),
+    volume24h: texts.volume24h.of(market.stats.volume24h.sum(atMicros)),
   };
   const change = market.stats.prices24h.change(atMicros);
-  if (change !== undefined) summary.pxChange24h = price18(change);
+  if (change !== undefined) summary.pxChange24h = texts.pxChange24h.of(change);
   const oracle = spotOraclePrice(state, market, atMicros);
-  if (oracle !== undefined) summary.oraclePrice = price18(oracle);
+  if (oracle !== undefined) summary.oraclePrice = texts.oraclePrice.of(oracle);
   const mid = midPrice(market.book);
-  if (mid !== undefined) summary.throttledMidPrice = price18(mid);
+  if (mid !== undefined) summary.throttledMidPrice = texts.mid.of(mid);
   return summary;
 }
 
@@ -68,7 +68,7 @@ export function assetOraclePrices(state: RiskState, atMicros: number): AssetOrac
   const views: AssetOraclePriceView[] = [];
   for (const asset of state.assets.values()) {
     if (!isFresh(asset.index, atMicros, state.config.priceFreshnessMicros)) continue;
-    views.push({ asset: asset.config.symbol, oraclePrice: price18(asset.index.price), updatedAt: microsToMillis(asset.index.atMicros) });
+    views.push({ asset: asset.config.symbol, oraclePrice: asset.indexText.of(asset.index.price), updatedAt: microsToMillis(asset.index.atMicros) });
   }
   return views;
 }
