@@ -279,7 +279,20 @@ function dropIfEmpty(position: PositionState): void {
 /** Unrealized funding of the account's settled positions at `atMicros` (rounded down). */
 export function unrealizedFunding(account: AccountState, atMicros: number): Money {
   if (account.f1 === 0n) return account.f0 === 0n ? 0n : divFloorE18(account.f0);
-  return divFloorE18(account.f0 + account.f1 * BigInt(atMicros));
+  return divFloorE18(account.f0 + account.f1 * bigMicros(atMicros));
+}
+
+// The last time converted to a bigint: a mark move checks every holder at one time (one conversion, not one each).
+let lastMicros = 0;
+let lastMicrosBig = 0n;
+
+/** BigInt(atMicros), remembered for the last value asked. */
+function bigMicros(atMicros: number): bigint {
+  if (atMicros !== lastMicros) {
+    lastMicrosBig = BigInt(atMicros);
+    lastMicros = atMicros;
+  }
+  return lastMicrosBig;
 }
 
 /** Margin balance on settled state. */

@@ -105,11 +105,21 @@ export function impactPrice(book: BookPrices): Price | undefined {
 
 /** The median of 1 to 3 values; of two, their mean (half-even). */
 export function median(values: readonly Price[]): Price | undefined {
+  // The mark's cases by comparisons alone (no sorted copy, no comparator calls); the mean of two is symmetric.
+  if (values.length === 3) return medianOfThree(values[0]!, values[1]!, values[2]!);
+  if (values.length === 2) return divRound(values[0]! + values[1]!, 2n, "half-even");
+  if (values.length === 1) return values[0]!;
   const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (sorted.length === 0) return undefined;
   if (sorted.length % 2 === 1) return sorted[(sorted.length - 1) / 2]!;
   const upper = sorted.length / 2;
   return divRound(sorted[upper - 1]! + sorted[upper]!, 2n, "half-even");
+}
+
+/** The middle one of three values (any order, ties included). */
+export function medianOfThree(a: Price, b: Price, c: Price): Price {
+  if (a < b) return b < c ? b : a < c ? c : a;
+  return a < c ? a : b < c ? c : b;
 }
 
 /** Advances the smoothed premium to `atMicros` and holds `sample` from then on. */
@@ -130,9 +140,10 @@ export function computeMark(state: RiskState, market: PerpMarketState, atMicros:
   if (index === undefined || !isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)) return undefined;
   const impact = impactPrice(market.book);
   market.premium = advancePremium(market.premium, impact === undefined ? undefined : impact - index, atMicros, market.config.premiumSmoothingMicros);
-  const components: Price[] = [index + (market.premium?.ema ?? 0n), market.oracle.price];
-  if (impact !== undefined) components.push(impact);
-  const mark = median(components)!;
+  // median(index + smoothed premium, oracle[, impact]) without an array of them.
+  const premiumed = index + (market.premium?.ema ?? 0n);
+  const oracle = market.oracle.price;
+  const mark = impact === undefined ? divRound(premiumed + oracle, 2n, "half-even") : medianOfThree(premiumed, oracle, impact);
   return { mark: mark > 0n ? mark : market.oracle.price, index };
 }
 

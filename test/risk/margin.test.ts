@@ -4,7 +4,11 @@
  * initialMarginParameter 0.05, maxLeverage 10 (floor 0.1 wins),
  * liquidationMarginParameter 0.04. Taker fee 0.0004. Marks 50000 and 3000.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { divRound } from "../../src/risk/fixed.ts";
+import { unrealizedFunding } from "../../src/risk/margin.ts";
+import type { AccountState } from "../../src/risk/state.ts";
 import { auditAccountSums } from "../../src/risk/audit.ts";
 import { BTC_PERP, ETH_PERP, SECOND, T0, execution, match, setPrices, trade, venue } from "./fixtures.ts";
 
@@ -191,5 +195,23 @@ describe("withdrawals and transfers", () => {
       [3, "TRANSFER_IN", "98", "98", 4],
     ]);
     expect(risk.balances(4)).toEqual([{ accountId: 4, asset: "RUSD", realBalance: "500", balanceDEPRECATED: "502" }]);
+  });
+});
+
+describe("unrealized funding", () => {
+  it("is floor((f0 + f1 x t) / 10^18) at every time asked, in any order, repeats included", () => {
+    // The time's bigint is remembered between calls: a stale one would show at the next different time.
+    const account = { f0: 0n, f1: 0n } as AccountState;
+    const step = fc.record({ f0: fc.bigInt(-(10n ** 60n), 10n ** 60n), f1: fc.oneof(fc.constant(0n), fc.bigInt(-(10n ** 40n), 10n ** 40n)), t: fc.constantFrom(T0, T0 + 1, T0 + SECOND, 0, 7) });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 30 }), (steps) => {
+        for (const { f0, f1, t } of steps) {
+          account.f0 = f0;
+          account.f1 = f1;
+          expect(unrealizedFunding(account, t)).toBe(divRound(f0 + f1 * BigInt(t), 10n ** 18n, "floor"));
+        }
+      }),
+      { seed: 42, numRuns: 500 },
+    );
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Feeds, freshness and the mark, hand-computed.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { advancePremium, impactSidePrice, median } from "../../src/risk/prices.ts";
+import { divRound } from "../../src/risk/fixed.ts";
+import { advancePremium, impactSidePrice, median, medianOfThree } from "../../src/risk/prices.ts";
 import { BTC_PERP, BTC_SPOT, SECOND, T0, venue } from "./fixtures.ts";
 
 const E18 = 10n ** 18n;
@@ -65,6 +67,23 @@ describe("mark price", () => {
     expect(median([4n, 1n])).toBe(2n); // mean 2.5, half-even
     expect(median([7n])).toBe(7n);
     expect(median([])).toBeUndefined();
+  });
+
+  it("is, without sorting, the middle of the sorted values (the mean of the two middle ones, half-even)", () => {
+    const sortedMedian = (values: bigint[]) => {
+      const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const upper = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? sorted[upper] : divRound(sorted[upper - 1]! + sorted[upper]!, 2n, "half-even");
+    };
+    // Few distinct values: ties are frequent.
+    const value = fc.oneof(fc.bigInt(-3n, 3n), fc.bigInt(-(10n ** 40n), 10n ** 40n));
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 5 }), (values) => {
+        expect(median(values)).toBe(sortedMedian(values));
+        if (values.length === 3) expect(medianOfThree(values[0]!, values[1]!, values[2]!)).toBe(sortedMedian(values));
+      }),
+      { seed: 42, numRuns: 2_000 },
+    );
   });
 
   it("keeps the premium's memory: a later book moves the mark only part of the way", () => {
