@@ -14,7 +14,7 @@
 import { assert } from "../core/assert.ts";
 import { microsToMillis } from "../core/time.ts";
 import { rejection } from "./accounts.ts";
-import { E18, E36, type Money, divRound, formatE36, formatMoney } from "./fixed.ts";
+import { E18, E36, type Money, type Price, divFloorE18, formatE36, formatMoney } from "./fixed.ts";
 import { equityEffective } from "./margin.ts";
 import type { AccountState, AssetState, BalanceState, RiskState } from "./state.ts";
 import type { LedgerEntry, LedgerType, RiskRejection } from "./types.ts";
@@ -63,8 +63,19 @@ export function collateralValue(asset: AssetState, amount: Money): Money {
   if (asset.config.isSettlement) return amount;
   const index = asset.index;
   if (index === undefined || amount === 0n) return 0n;
-  if (amount > 0n) return divRound(amount * index.price * (E18 - asset.config.priceHaircut), E36, "floor");
-  return divRound(amount * index.price, E18, "floor");
+  // amount x (index x (1 - haircut)), the same product as amount x index x (1 - haircut); it is not negative (a
+  // positive amount and index, a haircut at most 1), so its floor is the truncating division.
+  if (amount > 0n) return (amount * haircutPrice(asset, index.price)) / E36;
+  return divFloorE18(amount * index.price);
+}
+
+/** index x (1 - priceHaircut) (10^36), remembered with the index it was made from: an index step revalues every holder. */
+function haircutPrice(asset: AssetState, index: Price): bigint {
+  if (asset.haircutPriceFor !== index) {
+    asset.haircutPrice = index * (E18 - asset.config.priceHaircut);
+    asset.haircutPriceFor = index;
+  }
+  return asset.haircutPrice;
 }
 
 /** Recomputes one balance's collateral contribution (after a balance or index change). */

@@ -153,6 +153,9 @@ export interface AssetState {
   readonly holders: Set<AccountState>;
   /** Text of the index price (assetOraclePrices, on every price input). */
   readonly indexText: RememberedText;
+  /** index x (1 - priceHaircut) at 10^36 (collateral.ts collateralValue), with the index price it was made from. */
+  haircutPriceFor: Price | undefined;
+  haircutPrice: bigint;
 }
 
 /**
@@ -387,7 +390,7 @@ export function defaultExecutionIds(): ExecutionIds {
 export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskState {
   const assets = new Map<string, AssetState>();
   for (const asset of config.assets.values()) {
-    assets.set(asset.symbol, { config: asset, status: asset.status, index: undefined, holders: new Set(), indexText: price18Text() });
+    assets.set(asset.symbol, { config: asset, status: asset.status, index: undefined, holders: new Set(), indexText: price18Text(), haircutPriceFor: undefined, haircutPrice: 0n });
   }
   const settlement = assets.get(config.settlementAsset)!;
   const perps = new Map<number, PerpMarketState>();

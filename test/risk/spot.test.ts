@@ -3,7 +3,10 @@
  * resting-order holds, fees in the quote asset, USD volume, absolute
  * 24-hour price change.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { collateralValue } from "../../src/risk/collateral.ts";
+import { divRound } from "../../src/risk/fixed.ts";
 import { conservation } from "../../src/risk/audit.ts";
 import { BTC_PERP, BTC_SPOT, HOUR, SECOND, T0, match, setPrices, spotTrade, trade, venue, wallet } from "./fixtures.ts";
 
@@ -120,5 +123,33 @@ describe("spot match time and settlement", () => {
     // both short (taker 1 of RUSD, maker 3 of BTC): the maker is reported
     expect(risk.validateMatch(match(BTC_SPOT, 1, 3, "B", 500_000, 200_000), T0)).toMatchObject({ accountId: 3, asset: "BTC" });
     expect(risk.validateMatch(match(BTC_SPOT, 1, 2, "B", 500_000, 100), T0)).toBeNull();
+  });
+});
+
+describe("collateral value", () => {
+  it("is floor(amount x index x (1 - haircut)) of a holding and floor(amount x index) of a debt, as the index moves", () => {
+    // The haircut index is remembered with its index price: a stale one would show after the next move.
+    const risk = venue({ accounts: 1 });
+    const assets = [...risk.state.assets.values()].filter((asset) => !asset.config.isSettlement);
+    const E18 = 10n ** 18n;
+    const step = fc.record({
+      asset: fc.nat(assets.length - 1),
+      price: fc.oneof(fc.constantFrom(1n, E18, 50_000n * E18), fc.bigInt(1n, 10n ** 24n)),
+      amounts: fc.array(fc.bigInt(-(10n ** 40n), 10n ** 40n), { minLength: 1, maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 20 }), (steps) => {
+        for (const { asset: pick, price, amounts } of steps) {
+          const asset = assets[pick]!;
+          asset.index = { price, atMicros: T0 };
+          for (const amount of amounts) {
+            const expected =
+              amount > 0n ? divRound(amount * price * (E18 - asset.config.priceHaircut), E18 * E18, "floor") : amount < 0n ? divRound(amount * price, E18, "floor") : 0n;
+            expect(collateralValue(asset, amount)).toBe(expected);
+          }
+        }
+      }),
+      { seed: 42, numRuns: 300 },
+    );
   });
 });
