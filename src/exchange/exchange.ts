@@ -348,6 +348,8 @@ export class Exchange {
   }
 
   private applyLiquidations(outcome: ReturnType<RiskEngine["runLiquidations"]>): void {
+    // A pass that liquidated nothing (nearly every one) has nothing to publish.
+    if (outcome.executions.length === 0 && outcome.ledger.length === 0 && outcome.liquidatedAccountIds.length === 0) return;
     for (const applied of outcome.executions) this.publishPerpExecution(applied, undefined);
     this.bookLedger(outcome.ledger);
     for (const accountId of outcome.liquidatedAccountIds) {

@@ -39,22 +39,46 @@ import type { AppliedPerpExecution, LedgerEntry } from "./types.ts";
 
 export interface LiquidationOutcome {
   /** LIQUIDATION and ADL executions, in the order applied (each with its own ledger entries). */
-  readonly executions: AppliedPerpExecution[];
+  readonly executions: readonly AppliedPerpExecution[];
   /** Penalty, collateral-sale and socialized-loss entries. */
+  readonly ledger: readonly LedgerEntry[];
+  readonly liquidatedAccountIds: readonly number[];
+  /** Accounts whose positions were reduced by ADL (the liquidated ones not included). */
+  readonly deleveragedAccountIds: readonly number[];
+  /** Liquidated accounts left with a negative balance (pool exhausted, nothing to socialize over). */
+  readonly badDebtAccountIds: readonly number[];
+}
+
+/** A LiquidationOutcome being filled by a pass. */
+interface WorkingOutcome {
+  readonly executions: AppliedPerpExecution[];
   readonly ledger: LedgerEntry[];
   readonly liquidatedAccountIds: number[];
-  /** Accounts whose positions were reduced by ADL (the liquidated ones not included). */
   readonly deleveragedAccountIds: number[];
-  /** Liquidated accounts left with a negative balance (pool exhausted, nothing to socialize over). */
   readonly badDebtAccountIds: number[];
 }
 
-export function emptyLiquidationOutcome(): LiquidationOutcome {
+function newOutcome(): WorkingOutcome {
   return { executions: [], ledger: [], liquidatedAccountIds: [], deleveragedAccountIds: [], badDebtAccountIds: [] };
 }
 
+/**
+ * The outcome of a pass with no flagged account, shared and frozen: a pass
+ * runs after every block and every price item, and nearly always has nothing
+ * to do.
+ */
+const NOTHING_LIQUIDATED: LiquidationOutcome = Object.freeze({
+  executions: Object.freeze([]),
+  ledger: Object.freeze([]),
+  liquidatedAccountIds: Object.freeze([]),
+  deleveragedAccountIds: Object.freeze([]),
+  badDebtAccountIds: Object.freeze([]),
+});
+
 /** Liquidates every flagged account that is below its liquidation requirement. */
-export function runLiquidations(state: RiskState, atMicros: number, outcome: LiquidationOutcome = emptyLiquidationOutcome()): LiquidationOutcome {
+export function runLiquidations(state: RiskState, atMicros: number): LiquidationOutcome {
+  if (state.candidates.size === 0) return NOTHING_LIQUIDATED;
+  const outcome = newOutcome();
   while (state.candidates.size > 0) {
     const accountIds = [...state.candidates].sort((a, b) => a - b);
     state.candidates.clear();
@@ -73,7 +97,7 @@ function poolCanAbsorb(pool: AccountState, position: PositionState, price: bigin
   return fillMarginShortfall(poolPosition, pool, position.market, { delta: position.q, price, fee: 0n, atMicros, settled: true }) === null;
 }
 
-function liquidateAccount(state: RiskState, account: AccountState, atMicros: number, outcome: LiquidationOutcome): void {
+function liquidateAccount(state: RiskState, account: AccountState, atMicros: number, outcome: WorkingOutcome): void {
   const pool = state.accounts.get(state.config.poolAccountId);
   const positions = [...account.positions.values()].filter((position) => position.q !== 0n).sort((a, b) => a.market.config.marketId - b.market.config.marketId);
   const closed: ClosedMarket[] = [];
@@ -163,7 +187,7 @@ function sellCollateral(context: BookingContext, account: AccountState, pool: Ac
   }
 }
 
-function coverDeficit(context: BookingContext, account: AccountState, pool: AccountState | undefined, closed: readonly ClosedMarket[], outcome: LiquidationOutcome): void {
+function coverDeficit(context: BookingContext, account: AccountState, pool: AccountState | undefined, closed: readonly ClosedMarket[], outcome: WorkingOutcome): void {
   const state = context.state;
   const unit = state.settlement.config.unit;
   let deficit = -account.settlementBalance;

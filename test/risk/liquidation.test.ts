@@ -16,6 +16,24 @@ function entries(ledger: readonly { accountId: number; asset: string; type: stri
   return ledger.map((entry) => [entry.accountId, entry.asset, entry.type, entry.amount]);
 }
 
+describe("a liquidation pass", () => {
+  it("with nothing flagged returns one shared, frozen, empty outcome; with a liquidation, an outcome of its own", () => {
+    const risk = venue({ accounts: 2, poolDeposit: "1000000" });
+    risk.deposit(1, "RUSD", "1000", T0);
+    risk.deposit(2, "RUSD", "100000", T0);
+    setPrices(risk, T0);
+    const idle = risk.runLiquidations(T0);
+    expect(risk.runLiquidations(T0)).toBe(idle);
+    expect(Object.isFrozen(idle) && Object.values(idle).every((list) => Object.isFrozen(list) && list.length === 0)).toBe(true);
+    trade(risk, BTC_PERP, 1, 2, "B", 500_000, 190, T0);
+    expect(risk.setIndexPrice("BTC", "47000", T0 + 1).liquidation).toBe(idle);
+    const update = risk.setOraclePrice(BTC_PERP, "47000", T0 + 1);
+    expect(update.liquidation).not.toBe(idle);
+    expect(update.liquidation.liquidatedAccountIds).toEqual([1]);
+    expect(Object.values(idle).every((list) => list.length === 0)).toBe(true);
+  });
+});
+
 describe("liquidation against the pool", () => {
   it("closes the positions at mark, charges the penalty to the pool", () => {
     const risk = venue({ accounts: 2, poolDeposit: "1000000" });
