@@ -28,13 +28,20 @@ export function marketOf(state: RiskState, marketId: number): PerpMarketState | 
   return state.perps.get(marketId) ?? state.spots.get(marketId);
 }
 
-function holdResting(state: RiskState, order: RestingState, qty: Qty): void {
+/**
+ * Holds (or, with a negative qty, releases) a resting order's quantity. With
+ * `revalue` false a perp position's requirement with orders is left stale,
+ * for a caller that revalues the position next (addPending: the maker's
+ * movePending), unless the position is left empty: that one is revalued,
+ * which drops it, as it would be at once otherwise.
+ */
+function holdResting(state: RiskState, order: RestingState, qty: Qty, revalue = true): void {
   const market = marketOf(state, order.marketId)!;
   if (market.kind === "perp") {
     const position = positionOf(order.account, market);
     if (order.side === "B") position.restBuy += qty;
     else position.restSell += qty;
-    refreshOrders(position);
+    if (revalue || isEmptyPosition(position)) refreshOrders(position);
     return;
   }
   if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
@@ -59,10 +66,10 @@ export function restOrder(state: RiskState, order: RestingOrder): void {
   holdResting(state, resting, resting.qty);
 }
 
-/** Reduces a resting order by `qty` (a fill), removing it at zero. */
-function reduceResting(state: RiskState, resting: RestingState, qty: Qty): void {
+/** Reduces a resting order by `qty` (a fill), removing it at zero; `revalue` as in holdResting. */
+function reduceResting(state: RiskState, resting: RestingState, qty: Qty, revalue = true): void {
   if (qty > resting.qty) assert(false, `fill ${qty} exceeds resting quantity ${resting.qty} of order ${resting.orderId}`);
-  holdResting(state, resting, -qty);
+  holdResting(state, resting, -qty, revalue);
   resting.qty -= qty;
   if (resting.qty === 0n) state.resting.delete(resting.orderId);
 }
@@ -117,7 +124,9 @@ export function addPending(state: RiskState, match: Match): void {
   const takerFee = feeReserve(taker.wallet, notional);
   let outflows: PendingState["outflows"] = NO_OUTFLOWS;
   const resting = state.resting.get(match.makerOrderId);
-  if (resting !== undefined) reduceResting(state, resting, qty);
+  // The maker's own perp position is revalued by its movePending below: its resting order is reduced without a
+  // revaluation of its own (one requirement with orders per fill instead of two).
+  if (resting !== undefined) reduceResting(state, resting, qty, !(market.kind === "perp" && resting.account === maker && resting.marketId === match.marketId));
   if (market.kind === "perp") {
     const cost = takerDelta * price;
     movePending(positionOf(taker, market), takerDelta, cost);

@@ -112,6 +112,33 @@ describe("a new funding rate at the same mark", () => {
   });
 });
 
+describe("a fill of a maker's whole resting order", () => {
+  it("drops the maker's emptied record and makes a new one after the taker's, as two separate revaluations would", () => {
+    // addPending reduces the maker's resting order without revaluing the maker (its movePending does), except when
+    // the reduction leaves the record empty: that record is dropped at once, so iteration orders stay as they were.
+    const risk = venue({ accounts: 3 });
+    for (const id of [1, 2, 3]) risk.deposit(id, "RUSD", "1000000", T0);
+    risk.setIndexPrice("BTC", "50000", T0);
+    risk.setOraclePrice(BTC_PERP, "50000", T0);
+    risk.restOrder({ orderId: "r2", accountId: 2, marketId: BTC_PERP, side: "A", qtyLots: 300, priceTicks: 500_000 });
+    risk.restOrder({ orderId: "r3", accountId: 3, marketId: BTC_PERP, side: "B", qtyLots: 100, priceTicks: 490_000 });
+    const market = perp(risk, BTC_PERP);
+    const before = market.holders.get(2)!;
+    expect([...market.holders.keys()]).toEqual([2, 3]);
+    risk.addPending({ fillId: "1", marketId: BTC_PERP, takerAccountId: 1, makerAccountId: 2, makerOrderId: "r2", takerSide: "B", priceTicks: 500_000, qtyLots: 300 });
+    expect([...market.holders.keys()]).toEqual([3, 1, 2]);
+    expect(market.holders.get(2)).not.toBe(before);
+    expectSumsCurrent(risk, "after the fill");
+    // A partial fill keeps the record where it is.
+    risk.restOrder({ orderId: "r3b", accountId: 3, marketId: BTC_PERP, side: "A", qtyLots: 200, priceTicks: 500_000 });
+    const kept = market.holders.get(3)!;
+    risk.addPending({ fillId: "2", marketId: BTC_PERP, takerAccountId: 1, makerAccountId: 3, makerOrderId: "r3b", takerSide: "B", priceTicks: 500_000, qtyLots: 50 });
+    expect([...market.holders.keys()]).toEqual([3, 1, 2]);
+    expect(market.holders.get(3)).toBe(kept);
+    expectSumsCurrent(risk, "after the partial fill");
+  });
+});
+
 describe("derived funding terms", () => {
   it("follow every re-anchoring and a socialized loss", async () => {
     const { lowerFundingValue, reanchorFunding } = await import("../../src/risk/funding.ts");
