@@ -35,6 +35,21 @@ export function walletKey(address: string): string {
   return address.toLowerCase();
 }
 
+/**
+ * The wallet of an address in any case. Keys are lowercase and most callers
+ * pass a key itself (an account's owner, a checked signer), so the address
+ * is looked up as given first and lowercased only on a miss: the same answer
+ * (an address found as given is lowercase) without a lowercasing per read.
+ */
+export function findWallet(state: RiskState, address: string): WalletState | undefined {
+  return state.wallets.get(address) ?? state.wallets.get(walletKey(address));
+}
+
+/** Whether a set of lowercase keys (an account's signers) holds an address in any case, looked up as findWallet does. */
+export function hasAddress(keys: ReadonlySet<string>, address: string): boolean {
+  return keys.has(address) || keys.has(walletKey(address));
+}
+
 export function createWallet(state: RiskState, address: string, flags: WalletFlags = {}): WalletState {
   const key = walletKey(address);
   assert(!state.wallets.has(key), `wallet ${address} already exists`);
@@ -82,7 +97,7 @@ export function updateWalletFlags(state: RiskState, wallet: WalletState, flags: 
 }
 
 export function getWallet(state: RiskState, address: string): WalletState {
-  const wallet = state.wallets.get(walletKey(address));
+  const wallet = findWallet(state, address);
   if (wallet === undefined) assert(false, `wallet ${address} does not exist`);
   return wallet;
 }
@@ -137,7 +152,7 @@ export function removeSigner(state: RiskState, accountId: number, signer: string
 export function checkAccountAccess(state: RiskState, accountId: number, signer: string | undefined): RiskRejection | null {
   const account = state.accounts.get(accountId);
   if (account === undefined) return rejection("NO_ACCOUNTS_FOUND_ERROR", `accountId ${accountId} does not exist`);
-  if (signer !== undefined && !account.signers.has(walletKey(signer))) {
+  if (signer !== undefined && !hasAddress(account.signers, signer)) {
     return rejection("UNAUTHORIZED_SIGNATURE_ERROR", `signer "${signer}" is not permitted on accountId ${accountId}`);
   }
   const wallet = account.wallet;

@@ -34,13 +34,14 @@ import {
   checkAccountAccess,
   createAccount,
   createWallet,
+  findWallet,
   getAccount,
+  hasAddress,
   getWallet,
   rejection,
   removeSigner,
   updateWalletFlags,
   walletConfiguration,
-  walletKey,
 } from "./accounts.ts";
 import { type BookingContext, book, checkOutflow, netDepositsText, parseAmount, realBalanceText } from "./collateral.ts";
 import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
@@ -376,21 +377,22 @@ export class RiskEngine {
 
   /** Whether `signer` is permissioned on the account (its owner or an added signer). */
   isSigner(accountId: number, signer: string): boolean {
-    return this.state.accounts.get(accountId)?.signers.has(walletKey(signer)) ?? false;
+    const account = this.state.accounts.get(accountId);
+    return account !== undefined && hasAddress(account.signers, signer);
   }
 
   /** The accounts a wallet owns, in the order they were created (empty for an unknown wallet). */
   accountsOf(address: string): readonly number[] {
-    return this.state.wallets.get(walletKey(address))?.accountIds ?? [];
+    return findWallet(this.state, address)?.accountIds ?? [];
   }
 
   hasWallet(address: string): boolean {
-    return this.state.wallets.has(walletKey(address));
+    return findWallet(this.state, address) !== undefined;
   }
 
   /** The wallet's rate tier, or undefined for an unknown wallet (one lookup: the gateway asks on every request). */
   rateTierOf(address: string): number | undefined {
-    return this.state.wallets.get(walletKey(address))?.rateTier;
+    return findWallet(this.state, address)?.rateTier;
   }
 
   /** The gateway's view of a wallet: its rate tier and trading flags. */

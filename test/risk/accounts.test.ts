@@ -2,7 +2,9 @@
  * Accounts, signers and wallet flags, and the admission codes that come
  * from them, in their precedence.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findWallet } from "../../src/risk/accounts.ts";
 import { BTC_PERP, T0, baseConfig, setPrices, trade, venue, wallet } from "./fixtures.ts";
 
 const order = (accountId: number, marketId = BTC_PERP) => ({ accountId, marketId, side: "B" as const, qtyLots: 1, priceTicks: 500_000 });
@@ -94,5 +96,32 @@ describe("deposits", () => {
     trade(risk, BTC_PERP, 1, 2, "B", 500_000, 10, T0); // fee 0.2
     trade(risk, BTC_PERP, 1, 2, "A", 510_000, 10, T0); // +10 PnL, fee 0.204
     expect(risk.balances(1)).toEqual([{ accountId: 1, asset: "RUSD", realBalance: "1009.596", balanceDEPRECATED: "1000" }]);
+  });
+});
+
+describe("addresses in any case", () => {
+  it("find the same wallet, accounts, tier and signers as their lowercase form", () => {
+    const risk = venue({ accounts: 3 });
+    risk.createWallet("0xAbCdEf0000000000000000000000000000000001");
+    risk.createAccount(9, "0xABCDEF0000000000000000000000000000000001");
+    risk.addSigner(1, "0x00000000000000000000000000000000DeaDBeef");
+    const known = [wallet(1), wallet(2), "0xabcdef0000000000000000000000000000000001", "0x00000000000000000000000000000000deadbeef", "0x00000000000000000000000000000000000000aa"];
+    const cased = fc.tuple(fc.constantFrom(...known), fc.array(fc.boolean(), { minLength: 42, maxLength: 42 })).map(([address, upper]) =>
+      [...address].map((char, i) => (upper[i] ? char.toUpperCase() : char)).join(""),
+    );
+    fc.assert(
+      fc.property(cased, (address) => {
+        const key = address.toLowerCase();
+        expect(findWallet(risk.state, address)).toBe(risk.state.wallets.get(key));
+        expect(risk.hasWallet(address)).toBe(risk.state.wallets.has(key));
+        expect(risk.accountsOf(address)).toEqual(risk.state.wallets.get(key)?.accountIds ?? []);
+        expect(risk.rateTierOf(address)).toBe(risk.state.wallets.get(key)?.rateTier);
+        for (const accountId of [1, 2, 9]) {
+          expect(risk.isSigner(accountId, address)).toBe(risk.state.accounts.get(accountId)!.signers.has(key));
+          expect(risk.checkAccess(accountId, address) === null).toBe(risk.state.accounts.get(accountId)!.signers.has(key));
+        }
+      }),
+      { seed: 42, numRuns: 500 },
+    );
   });
 });
