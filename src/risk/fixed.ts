@@ -163,9 +163,18 @@ function formatDigits(negative: boolean, text: string, digits: number): string {
 const ZEROS = "0".repeat(64);
 const MONEY_TAIL = "0".repeat(18);
 
+const E30 = 10n ** 30n;
+
 /** Canonical text of a booked Money amount (a whole number of 10^-18 at most; exact). */
 export function formatMoney(value: Money): string {
   if (value === 0n) return "0";
+  // An amount of at most 6 decimals (the settlement asset's) below 2^53 millionths, nearly every amount booked:
+  // one division and a Number's text instead of the ~37-digit text of the 10^36 value.
+  const millionths = value / E30;
+  if (millionths * E30 === value) {
+    const count = Number(millionths);
+    if (Number.isSafeInteger(count)) return formatMillionths(count);
+  }
   const negative = value < 0n;
   const text = (negative ? -value : value).toString();
   // A booked amount has at least 18 trailing zeros at 10^36 (or is zero): read its digits without dividing.
@@ -178,6 +187,22 @@ export function formatMoney(value: Money): string {
 export function negatedText(text: string): string {
   if (text === "0") return text;
   return text.charCodeAt(0) === 45 ? text.slice(1) : `-${text}`;
+}
+
+/** Canonical text of a non-zero safe integer count of millionths (formatMoney's of count x 10^30). */
+function formatMillionths(count: number): string {
+  const negative = count < 0;
+  const magnitude = negative ? -count : count;
+  const fraction = magnitude % 1_000_000; // exact: safe integers
+  let text = String((magnitude - fraction) / 1_000_000);
+  if (fraction !== 0) {
+    let digits = String(fraction);
+    if (digits.length < 6) digits = ZEROS.slice(0, 6 - digits.length) + digits;
+    let end = 6;
+    while (digits.charCodeAt(end - 1) === 48) end--;
+    text = `${text}.${digits.slice(0, end)}`;
+  }
+  return negative ? `-${text}` : text;
 }
 
 /** Canonical text of a 10^36-scaled value rounded half-even to 18 fraction digits (display of prices, averages). */

@@ -125,3 +125,21 @@ describe("formatting and steps", () => {
     expect(toStepsHalfEven(50_000_150_000_000_000_000_000n, tick)).toBe(500_002); // 50000.15 -> 50000.2 (even)
   });
 });
+
+describe("formatMoney", () => {
+  it("writes every booked amount as its 10^18 digits would, whether it goes through millionths or not", () => {
+    // Amounts of at most 6 decimals below 2^53 millionths take the Number path; more decimals or more millionths do not.
+    const E30 = 10n ** 30n;
+    const amount = fc.oneof(
+      fc.bigInt(-(2n ** 53n), 2n ** 53n).map((millionths) => millionths * E30),
+      fc.constantFrom(2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 1n, 999_999n, 1_000_000n, 10n ** 15n).chain((m) => fc.constantFrom(m * E30, -m * E30)),
+      fc.bigInt(-(10n ** 30n), 10n ** 30n).map((units) => units * E18),
+    );
+    fc.assert(
+      fc.property(amount, (value) => {
+        expect(formatMoney(value)).toBe(formatScaled(value / E18, 18));
+      }),
+      { seed: 42, numRuns: 5_000 },
+    );
+  });
+});
