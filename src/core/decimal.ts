@@ -174,12 +174,78 @@ export function fromE18(scaled: bigint): Dec {
 
 /** Canonical wire text of a 10^18 fixed-point integer, without going through Dec. */
 export function formatE18(scaled: bigint): string {
-  const negative = scaled < 0n;
-  const magnitude = negative ? -scaled : scaled;
-  const whole = magnitude / E18;
-  const fraction = (magnitude % E18).toString().padStart(E18_FRACTION_DIGITS, "0").replace(/0+$/, "");
-  const text = fraction === "" ? whole.toString() : `${whole}.${fraction}`;
-  return negative ? `-${text}` : text;
+  return formatScaled(scaled, E18_FRACTION_DIGITS);
+}
+
+/** Canonical text of an integer scaled by 10^-digits (exact; no exponent, no trailing zeros). */
+export function formatScaled(value: bigint, digits: number): string {
+  const negative = value < 0n;
+  return formatDigits(negative, (negative ? -value : value).toString(), digits);
+}
+
+/** Zeros to pad short digit strings with (formatDigits), sliced rather than built. */
+export const ZEROS = "0".repeat(64);
+
+/**
+ * Canonical text of the magnitude `text` (the decimal digits of a
+ * non-negative integer, as bigint's or a safe integer's toString writes
+ * them) scaled by 10^-digits: the point placed by string slicing, trailing
+ * zeros dropped, no division.
+ */
+export function formatDigits(negative: boolean, text: string, digits: number): string {
+  if (digits > 0) {
+    const length = text.length;
+    let point = length - digits;
+    let whole: string;
+    if (point > 0) {
+      whole = text.slice(0, point);
+    } else {
+      whole = "0";
+      text = (-point <= ZEROS.length ? ZEROS.slice(0, -point) : "0".repeat(-point)) + text;
+      point = 0;
+    }
+    let end = text.length;
+    while (end > point && text.charCodeAt(end - 1) === 48) end--;
+    text = end === point ? whole : `${whole}.${text.slice(point, end)}`;
+  }
+  return negative && text !== "0" ? `-${text}` : text;
+}
+
+/**
+ * A positive step (a tickSize, a qtyStepSize) as `mantissa` x 10^-`decimals`
+ * with a safe-integer mantissa ("0.01" is 1 x 10^-2, "0.5" is 5 x 10^-1,
+ * "25" is 25 x 10^0), so that a count of steps is formatted in integers
+ * (formatSteps); null for a step whose mantissa is not a safe integer.
+ */
+export interface StepScale {
+  readonly mantissa: number;
+  readonly decimals: number;
+}
+
+export function stepScale(step: Dec): StepScale | null {
+  if (!step.isPositive() || step.isZero()) return null;
+  const decimals = step.decimalPlaces();
+  const mantissa = step.mul(new Dec(10).pow(decimals)).toNumber();
+  return Number.isSafeInteger(mantissa) ? { mantissa, decimals } : null;
+}
+
+/**
+ * Canonical text of `units` x `step`, exact: formatDecimal(fromUnits(units,
+ * step)), but in integers when units x mantissa is a safe integer (nearly
+ * always: a book's prices and quantities), which is several times quicker
+ * than decimal.js's product and toFixed. A product that leaves the safe
+ * range (then it is at least 2^53 as a double too, so the test cannot pass
+ * on a rounded value) goes through decimal.js.
+ */
+export function formatSteps(units: number, step: Dec, scale: StepScale | null): string {
+  if (scale !== null && Number.isSafeInteger(units)) {
+    const product = units * scale.mantissa;
+    if (Number.isSafeInteger(product)) {
+      const negative = product < 0;
+      return formatDigits(negative, String(negative ? -product : product), scale.decimals);
+    }
+  }
+  return formatDecimal(fromUnits(units, step));
 }
 
 /**

@@ -7,7 +7,7 @@
  * range NUMERIC_OVERFLOW_ERROR (DESIGN.md, "Errors and bad input"). The
  * messages name the field, the value and the rule.
  */
-import { Dec, DecimalInputError, formatDecimal, fromUnits, parseUnsigned, toUnits } from "../core/decimal.ts";
+import { Dec, DecimalInputError, formatDecimal, formatSteps, parseUnsigned, stepScale, toUnits, type StepScale } from "../core/decimal.ts";
 import type { EngineError, MarketSpec, RequestErrorCode } from "./types.ts";
 
 export type UnitsResult = { readonly ok: true; readonly value: number } | { readonly ok: false; readonly error: EngineError };
@@ -28,6 +28,9 @@ export class MarketUnits {
   /** Wire texts of recent prices and quantities, by count of ticks and of lots (see cachedText). */
   private readonly priceTexts = new Map<number, string>();
   private readonly qtyTexts = new Map<number, string>();
+  /** tickSize and qtyStepSize as integer x 10^-decimals, to format a text table's misses in integers (formatSteps). */
+  private readonly tickScale: StepScale | null;
+  private readonly stepScale: StepScale | null;
 
   constructor(readonly spec: MarketSpec) {
     this.tickSize = parseUnsigned(spec.tickSize, "tickSize");
@@ -39,6 +42,8 @@ export class MarketUnits {
     // A minimum off the lot grid is a configuration error: no order could meet it exactly.
     this.minOrderLots = Math.max(1, toUnits(this.minOrderQty, this.qtyStepSize, "minOrderQty", "qtyStepSize"));
     this.notionalUnit = this.tickSize.mul(this.qtyStepSize);
+    this.tickScale = stepScale(this.tickSize);
+    this.stepScale = stepScale(this.qtyStepSize);
   }
 
   /** A price (limitPx, triggerPx) in ticks: positive and a multiple of tickSize. */
@@ -60,11 +65,11 @@ export class MarketUnits {
   }
 
   formatPrice(ticks: number): string {
-    return cachedText(this.priceTexts, ticks, this.tickSize);
+    return cachedText(this.priceTexts, ticks, this.tickSize, this.tickScale);
   }
 
   formatQty(lots: number): string {
-    return cachedText(this.qtyTexts, lots, this.qtyStepSize);
+    return cachedText(this.qtyTexts, lots, this.qtyStepSize, this.stepScale);
   }
 
   /** The quote-currency value of a sum of ticks x lots. */
@@ -79,13 +84,15 @@ const TEXTS_MAX = 4096;
 /**
  * The wire text of `units` steps, remembered: rows, responses and depth
  * format the same few prices and quantities over and over, and the text is a
- * pure function of the count and the step, so one string serves every call
- * (decimal.js's toFixed costs several times the lookup).
+ * pure function of the count and the step, so one string serves every call.
+ * A miss (a price not seen lately: a drifting market, or a table just
+ * started over) is formatted in integers (formatSteps), not through
+ * decimal.js, whose product and toFixed cost ~5,000 instructions.
  */
-function cachedText(texts: Map<number, string>, units: number, step: Dec): string {
+function cachedText(texts: Map<number, string>, units: number, step: Dec, scale: StepScale | null): string {
   let text = texts.get(units);
   if (text === undefined) {
-    text = formatDecimal(fromUnits(units, step));
+    text = formatSteps(units, step, scale);
     if (texts.size >= TEXTS_MAX) texts.clear();
     texts.set(units, text);
   }

@@ -19,10 +19,10 @@
  * money that moves; they round against the account (requirements up, funding
  * claims down) so that a check never passes on a rounding.
  */
-import { E18 } from "../core/decimal.ts";
+import { E18, formatDigits, formatScaled, ZEROS } from "../core/decimal.ts";
 import { assert } from "../core/assert.ts";
 
-export { E18 };
+export { E18, formatScaled };
 export const E36 = E18 * E18;
 export const E54 = E36 * E18;
 
@@ -129,38 +129,6 @@ export function divFloorE18(value: bigint): bigint {
   return value < 0n ? (value - E18_MINUS_ONE) / E18 : value / E18;
 }
 
-/** Canonical text of an integer scaled by 10^digits (exact; no exponent, no trailing zeros). */
-export function formatScaled(value: bigint, digits: number): string {
-  const negative = value < 0n;
-  return formatDigits(negative, (negative ? -value : value).toString(), digits);
-}
-
-/**
- * Canonical text of the magnitude `text` (the decimal digits of a
- * non-negative integer, as bigint's toString writes them) scaled by
- * 10^digits: the point placed by string slicing, trailing zeros dropped,
- * no bigint division.
- */
-function formatDigits(negative: boolean, text: string, digits: number): string {
-  if (digits > 0) {
-    const length = text.length;
-    let point = length - digits;
-    let whole: string;
-    if (point > 0) {
-      whole = text.slice(0, point);
-    } else {
-      whole = "0";
-      text = (-point <= ZEROS.length ? ZEROS.slice(0, -point) : "0".repeat(-point)) + text;
-      point = 0;
-    }
-    let end = text.length;
-    while (end > point && text.charCodeAt(end - 1) === 48) end--;
-    text = end === point ? whole : `${whole}.${text.slice(point, end)}`;
-  }
-  return negative && text !== "0" ? `-${text}` : text;
-}
-
-const ZEROS = "0".repeat(64);
 const MONEY_TAIL = "0".repeat(18);
 
 const E30 = 10n ** 30n;

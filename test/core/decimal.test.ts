@@ -5,12 +5,14 @@ import {
   DecimalInputError,
   formatDecimal,
   formatE18,
+  formatSteps,
   fromE18,
   fromUnits,
   INT256_MAX,
   parseSigned,
   parseUnsigned,
   roundTo,
+  stepScale,
   toE18,
   toUnits,
   UINT256_MAX,
@@ -149,6 +151,35 @@ describe("ticks and lots", () => {
       }),
       { seed: 42, numRuns: 500 },
     );
+  });
+
+  it("formats a count of steps in integers exactly as decimal.js does", () => {
+    // Steps of every shape a market can have: small and large mantissas, up to 18 decimals, whole steps, exponents.
+    const stepText = fc.oneof(
+      fc.tuple(fc.integer({ min: 1, max: 999 }), fc.integer({ min: 0, max: 18 })).map(([m, d]) => formatDecimal(new Dec(m).div(new Dec(10).pow(d)))),
+      fc.tuple(fc.bigInt({ min: 1n, max: 2n ** 60n }), fc.integer({ min: 0, max: 18 })).map(([m, d]) => formatDecimal(new Dec(m.toString()).div(new Dec(10).pow(d)))),
+      fc.integer({ min: 1, max: 6 }).map((e) => `1e${e}`),
+    );
+    const units = fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }), fc.constant(-0));
+    fc.assert(
+      fc.property(stepText, units, (text, count) => {
+        const step = parseUnsigned(text, "step");
+        expect(formatSteps(count, step, stepScale(step))).toBe(formatDecimal(fromUnits(count, step)));
+      }),
+      { seed: 42, numRuns: 3000 },
+    );
+  });
+
+  it("takes a step apart into a safe-integer mantissa and its decimals, or says it cannot", () => {
+    expect(stepScale(new Dec("0.01"))).toEqual({ mantissa: 1, decimals: 2 });
+    expect(stepScale(new Dec("0.5"))).toEqual({ mantissa: 5, decimals: 1 });
+    expect(stepScale(new Dec("2.5e1"))).toEqual({ mantissa: 25, decimals: 0 });
+    expect(stepScale(new Dec("0.000000000000000001"))).toEqual({ mantissa: 1, decimals: 18 });
+    expect(stepScale(new Dec("12345678901234567"))).toBeNull();
+    expect(stepScale(new Dec("0"))).toBeNull();
+    // Without a scale (or past the safe range) the text still comes out exact, through decimal.js.
+    expect(formatSteps(3, new Dec("12345678901234567"), null)).toBe("37037036703703701");
+    expect(formatSteps(2 ** 52, new Dec("0.03"), stepScale(new Dec("0.03")))).toBe("135107988821114.88");
   });
 
   it("refuses unit counts that a book cannot hold as safe integers", () => {
