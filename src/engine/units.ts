@@ -30,7 +30,7 @@ export class MarketUnits {
   private readonly qtyTexts = new Map<number, string>();
   /** tickSize and qtyStepSize as integer x 10^-decimals, to format a text table's misses in integers (formatSteps). */
   private readonly tickScale: StepScale | null;
-  private readonly stepScale: StepScale | null;
+  private readonly lotScale: StepScale | null;
 
   constructor(readonly spec: MarketSpec) {
     this.tickSize = parseUnsigned(spec.tickSize, "tickSize");
@@ -43,7 +43,7 @@ export class MarketUnits {
     this.minOrderLots = Math.max(1, toUnits(this.minOrderQty, this.qtyStepSize, "minOrderQty", "qtyStepSize"));
     this.notionalUnit = this.tickSize.mul(this.qtyStepSize);
     this.tickScale = stepScale(this.tickSize);
-    this.stepScale = stepScale(this.qtyStepSize);
+    this.lotScale = stepScale(this.qtyStepSize);
   }
 
   /** A price (limitPx, triggerPx) in ticks: positive and a multiple of tickSize. */
@@ -69,7 +69,7 @@ export class MarketUnits {
   }
 
   formatQty(lots: number): string {
-    return cachedText(this.qtyTexts, lots, this.qtyStepSize, this.stepScale);
+    return cachedText(this.qtyTexts, lots, this.qtyStepSize, this.lotScale);
   }
 
   /** The quote-currency value of a sum of ticks x lots. */
