@@ -79,20 +79,28 @@ function validate(op: unknown, body: unknown, context: ValidationContext): Valid
   return validated.ok ? validated.value : null;
 }
 
-/** The recovery of one frame's signature, or null when the gateway would not reach the signature stage this way. */
-export function recoverFrame(text: string, context: ValidationContext, signing: SigningConfig): WorkerRecovery | null {
+/**
+ * The recovery of one frame's signature, or null when the gateway would not
+ * reach the signature stage this way. `lastSigners` (account to its last
+ * recovered signer) gives the hint for frames without a signerWallet, as
+ * the gateway's own does (authenticate.ts: speed only).
+ */
+export function recoverFrame(text: string, context: ValidationContext, signing: SigningConfig, lastSigners?: Map<number, string>): WorkerRecovery | null {
   try {
     const frame = JSON.parse(text) as { type?: unknown; payload?: unknown } | null;
     if (typeof frame !== "object" || frame === null) return null;
     const value = validate(frame.type, frame.payload, context);
     if (value === null) return null;
     const built = signedMessage(value, signing);
+    const expected = "signerWallet" in value ? value.signerWallet : lastSigners?.get(value.accountId);
+    const result = recoverSignerSync(built.kind, built.message, value.signature, signing, expected);
+    if (result.ok) lastSigners?.set(value.accountId, result.address);
     return {
       path: verifyPath(),
       kind: built.kind,
       message: built.message,
       signature: value.signature,
-      result: recoverSignerSync(built.kind, built.message, value.signature, signing),
+      result,
     };
   } catch {
     return null;
@@ -105,10 +113,11 @@ function run(): void {
   const data = workerData as SignerWorkerData;
   const bySymbol = new Map(data.markets.map((market) => [market.symbol, market]));
   const context: ValidationContext = { exchangeId: data.exchangeId, markets: { bySymbol: (symbol) => bySymbol.get(symbol) } };
+  const lastSigners = new Map<number, string>();
   port.on("message", (message: RecoveryBatch) => {
     const { batch, frames } = message;
     for (let offset = 0; offset < frames.length; offset += REPLY_CHUNK) {
-      const recoveries = frames.slice(offset, offset + REPLY_CHUNK).map((text) => recoverFrame(text, context, data.signing));
+      const recoveries = frames.slice(offset, offset + REPLY_CHUNK).map((text) => recoverFrame(text, context, data.signing, lastSigners));
       port.postMessage({ kind: "recovered", batch, offset, recoveries } satisfies WorkerReply);
     }
   });

@@ -77,9 +77,11 @@ export function signedMessage(value: Validated, config: SigningConfig): { kind: 
 /**
  * Recovers the signer, and checks it against `signerWallet` where the
  * request carries one: UNAUTHORIZED_SIGNATURE_ERROR when it cannot be
- * recovered or differs.
+ * recovered or differs. `likelySigner`, for a request without a
+ * signerWallet, is whom the caller expects (the account's last signer): a
+ * hint for speed only (recoverSignerNative), never changing the answer.
  */
-export function recoverRequestSigner(value: Validated, config: SigningConfig, precomputed?: PrecomputedRecovery): SignerResult {
+export function recoverRequestSigner(value: Validated, config: SigningConfig, precomputed?: PrecomputedRecovery, likelySigner?: string): SignerResult {
   let built: { kind: SignedKind; message: SignedMessages[SignedKind] };
   try {
     built = signedMessage(value, config);
@@ -90,14 +92,14 @@ export function recoverRequestSigner(value: Validated, config: SigningConfig, pr
     }
     throw error;
   }
+  const claimed = "signerWallet" in value ? value.signerWallet : undefined;
   const recovered =
     precomputed !== undefined && recoversSame(precomputed, built, value.signature, config)
       ? precomputed.result
-      : recoverSignerSync(built.kind, built.message, value.signature, config);
+      : recoverSignerSync(built.kind, built.message, value.signature, config, claimed ?? likelySigner);
   if (!recovered.ok) {
     return { ok: false, error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: `signature does not recover a signer: ${recovered.detail}` } };
   }
-  const claimed = "signerWallet" in value ? value.signerWallet : undefined;
   if (claimed !== undefined && !sameAddress(claimed, recovered.address)) {
     return {
       ok: false,

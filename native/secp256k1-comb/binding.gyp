@@ -1,0 +1,40 @@
+# The comb verifier (comb.c), built by `npm ci` (the project's install script)
+# against the libsecp256k1 sources in the `secp256k1` package, with that
+# package's own configuration (its binding.gyp, x64 branch). GMP's static
+# library is linked for the inverses when the machine has it (libgmp-dev:
+# its shared library, as Debian's static one is not position-independent);
+# without it, libsecp256k1's own inverses are used. A build that fails, or
+# an add-on that does not load, leaves recovery as it was (verify.ts).
+{
+  'variables': {
+    'secp256k1_dir': '<!(node -p "require(\'path\').join(require(\'path\').dirname(require.resolve(\'secp256k1/package.json\')), \'src\', \'secp256k1\')")',
+    'with_gmp': '<!(node -p "[\'/usr/lib/x86_64-linux-gnu/libgmp.so\', \'/usr/include/x86_64-linux-gnu/gmp.h\'].every(require(\'fs\').existsSync) ? 1 : 0")',
+  },
+  'targets': [
+    {
+      'target_name': 'comb',
+      'sources': ['comb.c'],
+      'include_dirs': ['<(secp256k1_dir)', '<(secp256k1_dir)/src'],
+      'cflags': ['-O2', '-Wno-unused-function', '-Wno-nonnull-compare', '-Wno-unused-parameter'],
+      'defines': [
+        'ECMULT_GEN_PREC_BITS=4',
+        'ECMULT_WINDOW_SIZE=15',
+        'ENABLE_MODULE_RECOVERY=1',
+        'USE_ENDOMORPHISM=1',
+      ],
+      'conditions': [
+        ['target_arch=="x64" and OS!="win"', {
+          'defines': ['HAVE___INT128=1', 'USE_ASM_X86_64=1', 'USE_FIELD_5X52=1', 'USE_SCALAR_4X64=1'],
+        }, {
+          'defines': ['USE_FIELD_10X26=1', 'USE_SCALAR_8X32=1'],
+        }],
+        ['with_gmp==1', {
+          'defines': ['USE_NUM_GMP=1', 'USE_FIELD_INV_NUM=1', 'USE_SCALAR_INV_NUM=1'],
+          'libraries': ['-lgmp'],
+        }, {
+          'defines': ['USE_NUM_NONE=1', 'USE_FIELD_INV_BUILTIN=1', 'USE_SCALAR_INV_BUILTIN=1'],
+        }],
+      ],
+    },
+  ],
+}

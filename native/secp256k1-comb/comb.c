@@ -1,0 +1,244 @@
+/*
+ * Checking a recoverable ECDSA signature against a public key known in
+ * advance, in about half the time of recovering it.
+ *
+ * Recovering a signer (libsecp256k1 `secp256k1_ecdsa_recover`) computes
+ * Q = r^-1 (s R - e G) with a variable-base multiplication: ~128 doublings
+ * (with the endomorphism) and the additions of two wNAF expansions. When the
+ * signer is expected (an account's signer, signing again), the same answer
+ * comes from the verification equation R = u1 G + u2 Q (u1 = e/s, u2 = r/s)
+ * with fixed-base combs for both G and Q: a table per point of 32 windows of
+ * 8 bits (entry j of window i is j 256^i P, 512 KB), so that each product is
+ * at most 32 additions and no doublings.
+ *
+ * `matches` answers 1 exactly when `secp256k1_ecdsa_recover` on the same
+ * inputs would succeed and give Q:
+ *  - it parses r and s as `secp256k1_ecdsa_recoverable_signature_parse_compact`
+ *    does (overflow fails) and refuses zero, as `secp256k1_ecdsa_sig_recover`;
+ *  - R's x is r, or r + n when recid & 2 (refused when r >= p - n, as there);
+ *  - R = u1 G + u2 Q must have that x and the y parity recid & 1. Then
+ *    recovery gives r^-1 (s R - e G) = r^-1 (r Q) = Q. Conversely, when
+ *    recovery gives Q, R (a curve point with that x and parity) equals
+ *    u1 G + u2 Q. Any other case answers 0, and the caller recovers.
+ * It is not constant-time: everything it reads is public.
+ *
+ * Built against the libsecp256k1 sources of the `secp256k1` package (its
+ * own copy, with its own configuration), included whole so that its
+ * internal field and group arithmetic is reachable. With GMP (when the
+ * machine has libgmp's static library and header) the scalar and field
+ * inverses use it, as libsecp256k1 of that era could: ~1 us each instead
+ * of ~10 and ~6.
+ */
+#define NAPI_VERSION 6
+#include <node_api.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "secp256k1.c"
+
+#define WINDOWS 32
+#define ENTRIES 256
+
+/* Entry j of window i is j * 256^i * P; entry 0 is unused. */
+typedef struct {
+  secp256k1_ge_storage t[WINDOWS][ENTRIES];
+} comb_table;
+
+static int comb_build(comb_table *out, const secp256k1_ge *p) {
+  const size_t count = WINDOWS * (ENTRIES - 1);
+  secp256k1_gej *jac = malloc(sizeof(secp256k1_gej) * count);
+  secp256k1_ge *aff = malloc(sizeof(secp256k1_ge) * count);
+  if (jac == NULL || aff == NULL) {
+    free(jac);
+    free(aff);
+    return 0;
+  }
+  secp256k1_ge base = *p;
+  for (int i = 0; i < WINDOWS; i++) {
+    secp256k1_gej acc;
+    secp256k1_gej_set_ge(&acc, &base);
+    jac[i * (ENTRIES - 1)] = acc;
+    for (int j = 1; j < ENTRIES - 1; j++) {
+      secp256k1_gej_add_ge_var(&acc, &acc, &base, NULL);
+      jac[i * (ENTRIES - 1) + j] = acc;
+    }
+    secp256k1_gej_add_ge_var(&acc, &acc, &base, NULL); /* 256 * base: the next window's base */
+    secp256k1_ge_set_gej_var(&base, &acc);
+  }
+  secp256k1_ge_set_all_gej_var(aff, jac, count);
+  memset(&out->t[0][0], 0, sizeof(secp256k1_ge_storage) * WINDOWS);
+  for (int i = 0; i < WINDOWS; i++) {
+    memset(&out->t[i][0], 0, sizeof(secp256k1_ge_storage));
+    for (int j = 1; j < ENTRIES; j++) secp256k1_ge_to_storage(&out->t[i][j], &aff[i * (ENTRIES - 1) + j - 1]);
+  }
+  free(jac);
+  free(aff);
+  return 1;
+}
+
+/* acc += k * P, P the table's point. */
+static void comb_add(secp256k1_gej *acc, const comb_table *table, const secp256k1_scalar *k) {
+  unsigned char bytes[32];
+  secp256k1_ge entry;
+  secp256k1_scalar_get_b32(bytes, k);
+  for (int i = 0; i < WINDOWS; i++) {
+    const unsigned int digit = bytes[31 - i];
+    if (digit == 0) continue;
+    secp256k1_ge_from_storage(&entry, &table->t[i][digit]);
+    secp256k1_gej_add_ge_var(acc, acc, &entry, NULL);
+  }
+}
+
+static comb_table *generator_table = NULL;
+static pthread_once_t generator_once = PTHREAD_ONCE_INIT;
+
+static void build_generator_table(void) {
+  comb_table *table = malloc(sizeof(comb_table));
+  if (table != NULL && comb_build(table, &secp256k1_ge_const_g)) generator_table = table;
+  else free(table);
+}
+
+static int comb_matches(const comb_table *q_table, const unsigned char *digest32, const unsigned char *rs64, int recid) {
+  secp256k1_scalar r, s, e, s_inverse, u1, u2;
+  secp256k1_fe r_x;
+  secp256k1_gej sum;
+  secp256k1_ge point;
+  unsigned char r_bytes[32];
+  int overflow = 0;
+  if (generator_table == NULL || recid < 0 || recid > 3) return 0;
+  secp256k1_scalar_set_b32(&r, rs64, &overflow);
+  if (overflow) return 0;
+  secp256k1_scalar_set_b32(&s, rs64 + 32, &overflow);
+  if (overflow) return 0;
+  if (secp256k1_scalar_is_zero(&r) || secp256k1_scalar_is_zero(&s)) return 0;
+  secp256k1_scalar_set_b32(&e, digest32, NULL);
+  secp256k1_scalar_get_b32(r_bytes, &r);
+  if (!secp256k1_fe_set_b32(&r_x, r_bytes)) return 0;
+  if (recid & 2) {
+    if (secp256k1_fe_cmp_var(&r_x, &secp256k1_ecdsa_const_p_minus_order) >= 0) return 0;
+    secp256k1_fe_add(&r_x, &secp256k1_ecdsa_const_order_as_fe);
+  }
+  secp256k1_fe_normalize_var(&r_x);
+  secp256k1_scalar_inverse_var(&s_inverse, &s);
+  secp256k1_scalar_mul(&u1, &e, &s_inverse);
+  secp256k1_scalar_mul(&u2, &r, &s_inverse);
+  secp256k1_gej_set_infinity(&sum);
+  comb_add(&sum, generator_table, &u1);
+  comb_add(&sum, q_table, &u2);
+  if (secp256k1_gej_is_infinity(&sum)) return 0;
+  if (!secp256k1_gej_eq_x_var(&r_x, &sum)) return 0;
+  secp256k1_ge_set_gej_var(&point, &sum);
+  secp256k1_fe_normalize_var(&point.y);
+  return secp256k1_fe_is_odd(&point.y) == (recid & 1);
+}
+
+/* ---- N-API ---- */
+
+#define TABLE_BYTES ((int64_t)sizeof(comb_table))
+
+static int bytes_of(napi_env env, napi_value value, unsigned char **data, size_t *length) {
+  bool is_typed = false;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset;
+  if (napi_is_typedarray(env, value, &is_typed) != napi_ok || !is_typed) return 0;
+  if (napi_get_typedarray_info(env, value, &type, length, (void **)data, &buffer, &offset) != napi_ok) return 0;
+  return type == napi_uint8_array;
+}
+
+static napi_value throw_type(napi_env env, const char *message) {
+  napi_throw_type_error(env, NULL, message);
+  return NULL;
+}
+
+typedef struct {
+  napi_async_work work;
+  napi_ref table_ref;
+  napi_ref callback_ref;
+  unsigned char public_key[65];
+  comb_table *table;
+  int ok;
+} build_job;
+
+static void build_execute(napi_env env, void *data) {
+  build_job *job = data;
+  secp256k1_fe x, y;
+  secp256k1_ge q;
+  (void)env;
+  job->ok = 0;
+  pthread_once(&generator_once, build_generator_table);
+  if (generator_table == NULL || job->public_key[0] != 4) return;
+  if (!secp256k1_fe_set_b32(&x, job->public_key + 1) || !secp256k1_fe_set_b32(&y, job->public_key + 33)) return;
+  secp256k1_ge_set_xy(&q, &x, &y);
+  if (!secp256k1_ge_is_valid_var(&q)) return;
+  job->ok = comb_build(job->table, &q);
+}
+
+static void build_complete(napi_env env, napi_status status, void *data) {
+  build_job *job = data;
+  napi_value callback, global, ok;
+  napi_get_reference_value(env, job->callback_ref, &callback);
+  napi_get_global(env, &global);
+  napi_get_boolean(env, status == napi_ok && job->ok, &ok);
+  napi_delete_reference(env, job->callback_ref);
+  napi_delete_reference(env, job->table_ref);
+  napi_delete_async_work(env, job->work);
+  free(job);
+  napi_call_function(env, global, callback, 1, &ok, NULL);
+}
+
+/* buildTable(publicKey: Uint8Array(65, uncompressed), table: Uint8Array(TABLE_BYTES), done: (ok: boolean) => void): on the thread pool. */
+static napi_value build_table(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], name;
+  unsigned char *key, *table;
+  size_t key_length, table_length;
+  napi_valuetype callback_type;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3) return throw_type(env, "buildTable(publicKey, table, done)");
+  if (!bytes_of(env, argv[0], &key, &key_length) || key_length != 65) return throw_type(env, "publicKey must be a Uint8Array of 65 bytes");
+  if (!bytes_of(env, argv[1], &table, &table_length) || (int64_t)table_length != TABLE_BYTES) return throw_type(env, "table must be a Uint8Array of tableBytes");
+  if (((uintptr_t)table & 7) != 0) return throw_type(env, "table must be 8-byte aligned");
+  napi_typeof(env, argv[2], &callback_type);
+  if (callback_type != napi_function) return throw_type(env, "done must be a function");
+  build_job *job = calloc(1, sizeof(build_job));
+  if (job == NULL) return throw_type(env, "out of memory");
+  memcpy(job->public_key, key, 65);
+  job->table = (comb_table *)table;
+  napi_create_reference(env, argv[1], 1, &job->table_ref);
+  napi_create_reference(env, argv[2], 1, &job->callback_ref);
+  napi_create_string_utf8(env, "secp256k1-comb:buildTable", NAPI_AUTO_LENGTH, &name);
+  napi_create_async_work(env, NULL, name, build_execute, build_complete, job, &job->work);
+  napi_queue_async_work(env, job->work);
+  return NULL;
+}
+
+/* matches(digest: Uint8Array(32), rs: Uint8Array(64), recid: number, table: Uint8Array(TABLE_BYTES), built by buildTable): boolean. */
+static napi_value matches(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4], result;
+  unsigned char *digest, *rs, *table;
+  size_t digest_length, rs_length, table_length;
+  int32_t recid;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 4) return throw_type(env, "matches(digest, rs, recid, table)");
+  if (!bytes_of(env, argv[0], &digest, &digest_length) || digest_length != 32) return throw_type(env, "digest must be a Uint8Array of 32 bytes");
+  if (!bytes_of(env, argv[1], &rs, &rs_length) || rs_length != 64) return throw_type(env, "rs must be a Uint8Array of 64 bytes");
+  if (napi_get_value_int32(env, argv[2], &recid) != napi_ok) return throw_type(env, "recid must be a number");
+  if (!bytes_of(env, argv[3], &table, &table_length) || (int64_t)table_length != TABLE_BYTES || ((uintptr_t)table & 7) != 0) return throw_type(env, "table must be a table of tableBytes");
+  napi_get_boolean(env, comb_matches((const comb_table *)table, digest, rs, recid), &result);
+  return result;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_value fn, bytes;
+  napi_create_function(env, "buildTable", NAPI_AUTO_LENGTH, build_table, NULL, &fn);
+  napi_set_named_property(env, exports, "buildTable", fn);
+  napi_create_function(env, "matches", NAPI_AUTO_LENGTH, matches, NULL, &fn);
+  napi_set_named_property(env, exports, "matches", fn);
+  napi_create_int64(env, TABLE_BYTES, &bytes);
+  napi_set_named_property(env, exports, "tableBytes", bytes);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)
