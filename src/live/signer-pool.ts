@@ -20,7 +20,7 @@
  * worker that is not ready yet, has failed, or validated differently means
  * an inline recovery, never a different answer.
  *
- * Off by default (exec.ts gives the measurement). Workers start lazily (at
+ * How many `serve` starts: defaultSignerThreads. Workers start lazily (at
  * the first exec connection), load the TypeScript sources through tsx's ESM
  * API, and are unref'd: they never keep the process alive. Batches go round robin, one message per batch; the
  * recoveries come back in small chunks, in order.
@@ -30,6 +30,7 @@ import { Worker } from "node:worker_threads";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";
 import type { MarketRef } from "../exchange/gateway/validate/types.ts";
 import type { SigningConfig } from "../signing/domain.ts";
+import { COMB_VERIFIER } from "../signing/known-signers.ts";
 import type { RecoveryBatch, SignerWorkerData, WorkerRecovery, WorkerReply } from "./signer-worker.ts";
 
 /**
@@ -61,15 +62,27 @@ export interface SignerPoolOptions {
 }
 
 /**
- * The signer threads `shadowbook serve` starts by default: one per core
- * beyond the main thread's, at most 4, none on a single core. With answers
- * written once per event-loop turn (exec.ts), test/bench/live.ts on 2 cores
- * measured one worker at about 7,000 answered orders per second against
- * about 5,000 inline, and only the worker kept up with 5,000 per second
- * arriving at a steady pace (inline, the main thread's ~185 us per request
- * left it behind).
+ * The signer threads `shadowbook serve` starts by default.
+ *
+ * With the comb verifier (known-signers.ts): none. A signer seen before is
+ * then checked inline in ~22 µs, less than a frame's round trip to a worker
+ * costs, and test/bench/live.ts on 2 cores measured inline against one
+ * worker (2026-11-27): 12,580 answered orders per second against
+ * 8,200-8,600 closed loop, and at 5,000 per second paced a p99 of 6.1-8.9
+ * ms in four runs against 11.4-14.5 ms in two (main thread ~125-136 µs per
+ * request against ~133-139 µs, the server in all ~131-140 against
+ * ~180-187). Workers still pay where most signers sign too rarely to get a
+ * table: `serve --signer-threads N`.
+ *
+ * Without it: one per core beyond the main thread's, at most 4, none on a
+ * single core. With answers written once per event-loop turn (exec.ts),
+ * test/bench/live.ts on 2 cores measured one worker at about 7,000 answered
+ * orders per second against about 5,000 inline, and only the worker kept up
+ * with 5,000 per second arriving at a steady pace (inline, the main
+ * thread's ~185 us per request left it behind).
  */
 export function defaultSignerThreads(): number {
+  if (COMB_VERIFIER !== null) return 0;
   return Math.max(0, Math.min(4, availableParallelism() - 1));
 }
 
