@@ -3,7 +3,11 @@
  * limits and triggers, buys and sells, 16 signers) built from wire bodies,
  * then signature recovery per second on the native fast path (about 4 s)
  * and on the viem path (its peer, fewer iterations), and fast signing per
- * second. Every recovery is checked against the expected signer; a mismatch
+ * second. `knownSignerVerifyPerSec`: the same native path told whom to
+ * expect (the signerWallet, as the gateway does), once every signer's comb
+ * table is built (src/signing/known-signers.ts), with its ratio to
+ * `fastVerifyPerSec` (null when the comb add-on is not built). Every
+ * recovery is checked against the expected signer; a mismatch
  * is counted in `errors` (it should be 0). Prints one JSON line; it never
  * fails.
  */
@@ -14,7 +18,8 @@ import { orderMessage } from "../../src/signing/messages.ts";
 import { native } from "../../src/signing/native.ts";
 import { signOrder } from "../../src/signing/sign.ts";
 import type { OrderMessage } from "../../src/signing/types.ts";
-import { recoverSignerNative, recoverSignerViem } from "../../src/signing/verify.ts";
+import { knownSignerStats, recoverSignerNative, recoverSignerViem } from "../../src/signing/verify.ts";
+import { COMB_VERIFIER } from "../../src/signing/known-signers.ts";
 import type { OrderBody } from "../../src/signing/wire.ts";
 
 const MESSAGES = 2_000;
@@ -103,6 +108,16 @@ async function main(): Promise<void> {
     const result = recoverSignerNative("Order", message, signature);
     if (!result.ok || result.address !== address) errors++;
   });
+  // The recoveries above noted every signer: wait for their tables (built on the thread pool).
+  for (let i = 0; i < 500 && knownSignerStats().tablesReady < SIGNERS; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  const knownSignerVerifyPerSec =
+    COMB_VERIFIER === null
+      ? null
+      : timed(FAST_VERIFY_MS, (i) => {
+          const { message, signature, address } = at(i);
+          const result = recoverSignerNative("Order", message, signature, undefined, address);
+          if (!result.ok || result.address !== address) errors++;
+        });
   const viemVerifyPerSec = await timedAsync(VIEM_VERIFY_MS, async (i) => {
     const { message, signature, address } = at(i);
     const result = await recoverSignerViem("Order", message, signature);
@@ -123,6 +138,9 @@ async function main(): Promise<void> {
       fastVerifyPerSec: Math.round(fastVerifyPerSec),
       viemVerifyPerSec: Math.round(viemVerifyPerSec),
       ratio: Number((fastVerifyPerSec / viemVerifyPerSec).toFixed(1)),
+      knownSignerVerifyPerSec: knownSignerVerifyPerSec === null ? null : Math.round(knownSignerVerifyPerSec),
+      knownSignerRatio: knownSignerVerifyPerSec === null ? null : Number((knownSignerVerifyPerSec / fastVerifyPerSec).toFixed(2)),
+      knownSignerTables: knownSignerStats().tablesReady,
       fastSignPerSec: Math.round(fastSignPerSec),
       viemSignPerSec: Math.round(viemSignPerSec),
       keccak: native?.keccakVia ?? "unavailable",
