@@ -118,10 +118,14 @@ export class KnownSigners {
     const table = Buffer.allocUnsafeSlow(this.verifier.tableBytes);
     entry.table = table;
     const built = entry;
-    this.verifier.buildTable(Buffer.from(publicKey), table, (ok) => {
-      built.ready = ok;
-      if (ok) this.tablesReady++;
-    });
+    try {
+      this.verifier.buildTable(Buffer.from(publicKey), table, (ok) => {
+        built.ready = ok;
+        if (ok) this.tablesReady++;
+      });
+    } catch {
+      // The add-on refused the table (a buffer it cannot use): this signer is recovered every time, as without it.
+    }
   }
 
   stats(): KnownSignerStats {
