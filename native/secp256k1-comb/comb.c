@@ -25,11 +25,18 @@
  * Built against the libsecp256k1 sources of the `secp256k1` package (its
  * own copy, with its own configuration), included whole so that its
  * internal field and group arithmetic is reachable. With GMP (when the
- * machine has libgmp's static library and header) the scalar and field
- * inverses use it, as libsecp256k1 of that era could: ~1 us each instead
- * of ~10 and ~6.
+ * machine has libgmp-dev; linked against its shared library) the scalar
+ * and field inverses use it, as libsecp256k1 of that era could: ~1 us each
+ * instead of ~10 and ~6.
+ *
+ * From JavaScript (the N-API part below): `buildTable(publicKey, done)`
+ * builds a table on the thread pool in memory the add-on owns, and hands
+ * `done` an opaque handle (freed by the garbage collector) or null;
+ * `matches(digest, rs, recid, table)` accepts only such a handle, so a
+ * table is never read before it is complete, nor written after JavaScript
+ * could free it.
  */
-#define NAPI_VERSION 6
+#define NAPI_VERSION 8
 #include <node_api.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -68,7 +75,6 @@ static int comb_build(comb_table *out, const secp256k1_ge *p) {
     secp256k1_ge_set_gej_var(&base, &acc);
   }
   secp256k1_ge_set_all_gej_var(aff, jac, count);
-  memset(&out->t[0][0], 0, sizeof(secp256k1_ge_storage) * WINDOWS);
   for (int i = 0; i < WINDOWS; i++) {
     memset(&out->t[i][0], 0, sizeof(secp256k1_ge_storage));
     for (int j = 1; j < ENTRIES; j++) secp256k1_ge_to_storage(&out->t[i][j], &aff[i * (ENTRIES - 1) + j - 1]);
@@ -126,6 +132,7 @@ static int comb_matches(const comb_table *q_table, const unsigned char *digest32
   if (overflow) return 0;
   secp256k1_scalar_set_b32(&s, rs64 + 32, &overflow);
   if (overflow) return 0;
+  /* As recovery refuses them; also what keeps s from the inverse below (GMP's aborts on zero). */
   if (secp256k1_scalar_is_zero(&r) || secp256k1_scalar_is_zero(&s)) return 0;
   secp256k1_scalar_set_b32(&e, digest32, NULL);
   secp256k1_scalar_get_b32(r_bytes, &r);
@@ -154,7 +161,8 @@ static int comb_matches(const comb_table *q_table, const unsigned char *digest32
 
 /* ---- N-API ---- */
 
-#define TABLE_BYTES ((int64_t)sizeof(comb_table))
+/* Marks the handles this add-on makes, so that `matches` can tell them from any other object. */
+static const napi_type_tag TABLE_TAG = {0x7365637032353631ULL, 0x6b31636f6d626c65ULL};
 
 static int bytes_of(napi_env env, napi_value value, unsigned char **data, size_t *length) {
   bool is_typed = false;
@@ -171,9 +179,15 @@ static napi_value throw_type(napi_env env, const char *message) {
   return NULL;
 }
 
+static void free_table(napi_env env, void *data, void *hint) {
+  int64_t adjusted;
+  (void)hint;
+  free(data);
+  napi_adjust_external_memory(env, -(int64_t)sizeof(comb_table), &adjusted);
+}
+
 typedef struct {
   napi_async_work work;
-  napi_ref table_ref;
   napi_ref callback_ref;
   unsigned char public_key[65];
   comb_table *table;
@@ -191,60 +205,75 @@ static void build_execute(napi_env env, void *data) {
   if (!secp256k1_fe_set_b32(&x, job->public_key + 1) || !secp256k1_fe_set_b32(&y, job->public_key + 33)) return;
   secp256k1_ge_set_xy(&q, &x, &y);
   if (!secp256k1_ge_is_valid_var(&q)) return;
+  job->table = malloc(sizeof(comb_table));
+  if (job->table == NULL) return;
   job->ok = comb_build(job->table, &q);
 }
 
 static void build_complete(napi_env env, napi_status status, void *data) {
   build_job *job = data;
-  napi_value callback, global, ok;
+  napi_value callback, global, result;
+  int64_t adjusted;
   napi_get_reference_value(env, job->callback_ref, &callback);
   napi_get_global(env, &global);
-  napi_get_boolean(env, status == napi_ok && job->ok, &ok);
+  if (status == napi_ok && job->ok && napi_create_external(env, job->table, free_table, NULL, &result) == napi_ok) {
+    napi_adjust_external_memory(env, (int64_t)sizeof(comb_table), &adjusted);
+    /* Untagged, `matches` would refuse it: hand null instead (the handle still frees the table when collected). */
+    if (napi_type_tag_object(env, result, &TABLE_TAG) != napi_ok) napi_get_null(env, &result);
+  } else {
+    free(job->table);
+    napi_get_null(env, &result);
+  }
   napi_delete_reference(env, job->callback_ref);
-  napi_delete_reference(env, job->table_ref);
   napi_delete_async_work(env, job->work);
   free(job);
-  napi_call_function(env, global, callback, 1, &ok, NULL);
+  napi_call_function(env, global, callback, 1, &result, NULL);
 }
 
-/* buildTable(publicKey: Uint8Array(65, uncompressed), table: Uint8Array(TABLE_BYTES), done: (ok: boolean) => void): on the thread pool. */
+/* buildTable(publicKey: Uint8Array(65, uncompressed), done: (table: handle | null) => void): on the thread pool. */
 static napi_value build_table(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3], name;
-  unsigned char *key, *table;
-  size_t key_length, table_length;
+  size_t argc = 2;
+  napi_value argv[2], name;
+  unsigned char *key;
+  size_t key_length;
   napi_valuetype callback_type;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3) return throw_type(env, "buildTable(publicKey, table, done)");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 2) return throw_type(env, "buildTable(publicKey, done)");
   if (!bytes_of(env, argv[0], &key, &key_length) || key_length != 65) return throw_type(env, "publicKey must be a Uint8Array of 65 bytes");
-  if (!bytes_of(env, argv[1], &table, &table_length) || (int64_t)table_length != TABLE_BYTES) return throw_type(env, "table must be a Uint8Array of tableBytes");
-  if (((uintptr_t)table & 7) != 0) return throw_type(env, "table must be 8-byte aligned");
-  napi_typeof(env, argv[2], &callback_type);
+  napi_typeof(env, argv[1], &callback_type);
   if (callback_type != napi_function) return throw_type(env, "done must be a function");
   build_job *job = calloc(1, sizeof(build_job));
   if (job == NULL) return throw_type(env, "out of memory");
   memcpy(job->public_key, key, 65);
-  job->table = (comb_table *)table;
-  napi_create_reference(env, argv[1], 1, &job->table_ref);
-  napi_create_reference(env, argv[2], 1, &job->callback_ref);
+  napi_create_reference(env, argv[1], 1, &job->callback_ref);
   napi_create_string_utf8(env, "secp256k1-comb:buildTable", NAPI_AUTO_LENGTH, &name);
   napi_create_async_work(env, NULL, name, build_execute, build_complete, job, &job->work);
   napi_queue_async_work(env, job->work);
   return NULL;
 }
 
-/* matches(digest: Uint8Array(32), rs: Uint8Array(64), recid: number, table: Uint8Array(TABLE_BYTES), built by buildTable): boolean. */
+/* matches(digest: Uint8Array(32), rs: Uint8Array(64), recid: 0 | 1 | 2 | 3, table: a handle from buildTable): boolean. */
 static napi_value matches(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4], result;
-  unsigned char *digest, *rs, *table;
-  size_t digest_length, rs_length, table_length;
-  int32_t recid;
+  unsigned char *digest, *rs;
+  size_t digest_length, rs_length;
+  napi_valuetype recid_type;
+  double recid;
+  bool tagged = false;
+  void *table;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 4) return throw_type(env, "matches(digest, rs, recid, table)");
   if (!bytes_of(env, argv[0], &digest, &digest_length) || digest_length != 32) return throw_type(env, "digest must be a Uint8Array of 32 bytes");
   if (!bytes_of(env, argv[1], &rs, &rs_length) || rs_length != 64) return throw_type(env, "rs must be a Uint8Array of 64 bytes");
-  if (napi_get_value_int32(env, argv[2], &recid) != napi_ok) return throw_type(env, "recid must be a number");
-  if (!bytes_of(env, argv[3], &table, &table_length) || (int64_t)table_length != TABLE_BYTES || ((uintptr_t)table & 7) != 0) return throw_type(env, "table must be a table of tableBytes");
-  napi_get_boolean(env, comb_matches((const comb_table *)table, digest, rs, recid), &result);
+  napi_typeof(env, argv[2], &recid_type);
+  if (recid_type != napi_number || napi_get_value_double(env, argv[2], &recid) != napi_ok ||
+      !(recid == 0 || recid == 1 || recid == 2 || recid == 3)) {
+    return throw_type(env, "recid must be 0, 1, 2 or 3");
+  }
+  if (napi_check_object_type_tag(env, argv[3], &TABLE_TAG, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, argv[3], &table) != napi_ok) {
+    return throw_type(env, "table must be a table from buildTable");
+  }
+  napi_get_boolean(env, comb_matches((const comb_table *)table, digest, rs, (int)recid), &result);
   return result;
 }
 
@@ -254,7 +283,7 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "buildTable", fn);
   napi_create_function(env, "matches", NAPI_AUTO_LENGTH, matches, NULL, &fn);
   napi_set_named_property(env, exports, "matches", fn);
-  napi_create_int64(env, TABLE_BYTES, &bytes);
+  napi_create_int64(env, (int64_t)sizeof(comb_table), &bytes);
   napi_set_named_property(env, exports, "tableBytes", bytes);
   return exports;
 }

@@ -17,20 +17,26 @@
  * land whenever it lands: nothing a run outputs depends on it.
  *
  * A table is 512 KB and takes ~13 ms to build (off the calling thread), so
- * it is built only for a signer recovered BUILD_AFTER times, for at most
- * MAX_TABLES signers (32 MB), and signers are counted up to MAX_ENTRIES;
- * past those bounds a signer is recovered every time, as before.
+ * it is built only for a signer recovered BUILD_AFTER times, and for at
+ * most MAX_TABLES signers (32 MB): past that, a signer that becomes due
+ * takes the table of the one confirmed least recently. Signers are counted
+ * up to MAX_ENTRIES; then those without a table are forgotten and counted
+ * afresh. So a burst of one-off signers (a fuzzer, or someone signing
+ * junk) costs recoveries for a while, never a table for good.
  */
 import { createRequire } from "node:module";
 
+/** A table the add-on built and owns (freed when collected); only `matches` reads it. */
+export type CombTable = { readonly __combTable: unique symbol };
+
 /** The add-on's calls (comb.c). */
 export interface CombVerifier {
-  /** Bytes of one table. */
+  /** Bytes of one table (native memory, reported to the garbage collector). */
   readonly tableBytes: number;
-  /** Fills `table` for the uncompressed 65-byte `publicKey` on the thread pool, then calls `done`. */
-  buildTable(publicKey: Uint8Array, table: Uint8Array, done: (ok: boolean) => void): void;
+  /** Builds the table of the uncompressed 65-byte `publicKey` on the thread pool, then calls `done` with it (null: not a curve point). */
+  buildTable(publicKey: Uint8Array, done: (table: CombTable | null) => void): void;
   /** True exactly when libsecp256k1 would recover the table's key from (digest, rs, recid). */
-  matches(digest: Uint8Array, rs: Uint8Array, recid: number, table: Uint8Array): boolean;
+  matches(digest: Uint8Array, rs: Uint8Array, recid: number, table: CombTable): boolean;
 }
 
 /** Recoveries of a signer before its table is built. */
@@ -59,13 +65,16 @@ interface Entry {
   /** The address as recovery returns it (lowercase). */
   readonly address: string;
   recoveries: number;
-  /** Allocated when the build starts. */
-  table: Buffer | null;
-  ready: boolean;
+  /** Set once its table was asked for (cleared when evicted): while building, held, or given up. */
+  building: boolean;
+  table: CombTable | null;
+  /** When it was last confirmed (or its table built), in confirmations: eviction takes the smallest. */
+  lastUsed: number;
 }
 
 export interface KnownSignerStats {
   readonly signers: number;
+  /** Tables held or being built. */
   readonly tables: number;
   readonly tablesReady: number;
   /** Signatures confirmed without a recovery. */
@@ -74,7 +83,8 @@ export interface KnownSignerStats {
 
 export class KnownSigners {
   private readonly entries = new Map<string, Entry>();
-  private tables = 0;
+  /** Entries with a table, held or being built (at most maxTables). */
+  private readonly withTables = new Set<Entry>();
   private tablesReady = 0;
   private confirmedCount = 0;
   private enabled = true;
@@ -83,6 +93,7 @@ export class KnownSigners {
     private readonly verifier: CombVerifier | null = COMB_VERIFIER,
     private readonly buildAfter = BUILD_AFTER,
     private readonly maxTables = MAX_TABLES,
+    private readonly maxEntries = MAX_ENTRIES,
   ) {}
 
   /** Off: every signature is recovered (for comparisons); tables already built are kept for when it is on again. */
@@ -98,9 +109,9 @@ export class KnownSigners {
   confirm(expected: string, digest: Uint8Array, rs: Uint8Array, recid: number): string | undefined {
     if (!this.enabled || this.tablesReady === 0) return undefined;
     const entry = this.entries.get(expected) ?? this.entries.get(expected.toLowerCase());
-    if (entry === undefined || !entry.ready) return undefined;
-    if (!this.verifier!.matches(digest, rs, recid, entry.table!)) return undefined;
-    this.confirmedCount++;
+    if (entry === undefined || entry.table === null) return undefined;
+    if (!this.verifier!.matches(digest, rs, recid, entry.table)) return undefined;
+    entry.lastUsed = ++this.confirmedCount;
     return entry.address;
   }
 
@@ -109,26 +120,54 @@ export class KnownSigners {
     if (this.verifier === null || !this.enabled) return;
     let entry = this.entries.get(address);
     if (entry === undefined) {
-      if (this.entries.size >= MAX_ENTRIES) return;
-      entry = { address, recoveries: 0, table: null, ready: false };
+      if (this.entries.size >= this.maxEntries) this.forgetCounted();
+      entry = { address, recoveries: 0, building: false, table: null, lastUsed: 0 };
       this.entries.set(address, entry);
     }
-    if (entry.table !== null || ++entry.recoveries < this.buildAfter || this.tables >= this.maxTables) return;
-    this.tables++;
-    const table = Buffer.allocUnsafeSlow(this.verifier.tableBytes);
-    entry.table = table;
+    if (entry.building || ++entry.recoveries < this.buildAfter) return;
+    if (this.withTables.size >= this.maxTables && !this.evictLeastRecent()) return;
+    entry.building = true;
+    entry.lastUsed = this.confirmedCount;
+    this.withTables.add(entry);
     const built = entry;
     try {
-      this.verifier.buildTable(Buffer.from(publicKey), table, (ok) => {
-        built.ready = ok;
-        if (ok) this.tablesReady++;
+      this.verifier.buildTable(Buffer.from(publicKey), (table) => {
+        if (!this.withTables.has(built)) return; // evicted meanwhile
+        if (table === null) {
+          // Not a curve point (recovery never gives one): recovered every time, holding no slot.
+          this.withTables.delete(built);
+          return;
+        }
+        built.table = table;
+        this.tablesReady++;
       });
     } catch {
-      // The add-on refused the table (a buffer it cannot use): this signer is recovered every time, as without it.
+      // The add-on refused the key (recovery's keys are 65 bytes; it cannot here): recovered every time, holding no slot.
+      this.withTables.delete(built);
     }
   }
 
   stats(): KnownSignerStats {
-    return { signers: this.entries.size, tables: this.tables, tablesReady: this.tablesReady, confirmed: this.confirmedCount };
+    return { signers: this.entries.size, tables: this.withTables.size, tablesReady: this.tablesReady, confirmed: this.confirmedCount };
+  }
+
+  /** Forgets every signer that holds no table (amortized: once per maxEntries new signers). */
+  private forgetCounted(): void {
+    for (const [address, entry] of this.entries) if (!this.withTables.has(entry)) this.entries.delete(address);
+  }
+
+  /** Frees the table confirmed least recently, of those built; false when none is built yet. */
+  private evictLeastRecent(): boolean {
+    let victim: Entry | undefined;
+    for (const entry of this.withTables) {
+      if (entry.table !== null && (victim === undefined || entry.lastUsed < victim.lastUsed)) victim = entry;
+    }
+    if (victim === undefined) return false;
+    this.withTables.delete(victim);
+    victim.table = null;
+    victim.building = false;
+    victim.recoveries = 0;
+    this.tablesReady--;
+    return true;
   }
 }

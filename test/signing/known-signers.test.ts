@@ -5,11 +5,12 @@
  * digests and signatures, valid ones and every way of spoiling one, against
  * `ecdsaRecover` itself.
  */
+import { secp256k1 as noble } from "@noble/curves/secp256k1";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { createFastSigner } from "../../src/signing/fast-sign.ts";
-import { COMB_VERIFIER, KnownSigners, type CombVerifier } from "../../src/signing/known-signers.ts";
+import { COMB_VERIFIER, KnownSigners, type CombTable, type CombVerifier } from "../../src/signing/known-signers.ts";
 import { native } from "../../src/signing/native.ts";
 import { knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
 import { anyMessageArb, CURVE_ORDER, SEED } from "./arbitraries.ts";
@@ -24,11 +25,16 @@ const verifier: CombVerifier = COMB_VERIFIER ?? (() => {
 
 const KEYS = [1, 2, 3].map((seed) => Buffer.alloc(32, seed));
 const PUBLIC_KEYS = KEYS.map((key) => Buffer.from(secp.publicKeyCreate(key, false)));
-const tables: Buffer[] = [];
+const tables: CombTable[] = [];
 
-function buildTable(publicKey: Uint8Array): Promise<Buffer> {
-  const table = Buffer.allocUnsafeSlow(verifier.tableBytes);
-  return new Promise((resolve, reject) => verifier.buildTable(publicKey, table, (ok) => (ok ? resolve(table) : reject(new Error("table build failed")))));
+function buildTable(publicKey: Uint8Array): Promise<CombTable | null> {
+  return new Promise((resolve) => verifier.buildTable(publicKey, resolve));
+}
+
+async function builtTable(publicKey: Uint8Array): Promise<CombTable> {
+  const table = await buildTable(publicKey);
+  if (table === null) throw new Error("table build failed");
+  return table;
 }
 
 /** What libsecp256k1 recovers from (digest, rs, recid): the uncompressed key, or null when it refuses. */
@@ -45,7 +51,7 @@ function word(value: bigint): Buffer {
 }
 
 beforeAll(async () => {
-  for (const publicKey of PUBLIC_KEYS) tables.push(await buildTable(publicKey));
+  for (const publicKey of PUBLIC_KEYS) tables.push(await builtTable(publicKey));
 });
 
 type Spoil = "none" | "flipParity" | "highX" | "digest" | "otherKey" | "randomRs" | "zeroR" | "zeroS" | "rOverOrder" | "sOverOrder";
@@ -110,21 +116,104 @@ describe("comb verifier", () => {
     const rs = Buffer.alloc(64, 1);
     expect(() => verifier.matches(digest.subarray(1), rs, 0, tables[0]!)).toThrow(/digest must be a Uint8Array of 32 bytes/);
     expect(() => verifier.matches(digest, rs.subarray(1), 0, tables[0]!)).toThrow(/rs must be a Uint8Array of 64 bytes/);
-    expect(() => verifier.matches(digest, rs, 0, Buffer.alloc(64))).toThrow(/table must be a table of tableBytes/);
-    expect(() => verifier.buildTable(Buffer.alloc(33), Buffer.allocUnsafeSlow(verifier.tableBytes), () => {})).toThrow(/publicKey must be a Uint8Array of 65 bytes/);
+    // Only a handle from buildTable: never a buffer a caller could free or fill.
+    expect(() => verifier.matches(digest, rs, 0, Buffer.alloc(verifier.tableBytes) as never)).toThrow(/table must be a table from buildTable/);
+    expect(() => verifier.matches(digest, rs, 0, {} as never)).toThrow(/table must be a table from buildTable/);
+    for (const recid of [-1, 4, 0.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 32, "0"]) {
+      expect(() => verifier.matches(digest, rs, recid as number, tables[0]!)).toThrow(/recid must be 0, 1, 2 or 3/);
+    }
+    expect(() => verifier.buildTable(Buffer.alloc(33), () => {})).toThrow(/publicKey must be a Uint8Array of 65 bytes/);
+    expect(() => verifier.buildTable(PUBLIC_KEYS[0]!, "done" as never)).toThrow(/done must be a function/);
   });
 
-  it("reports a key that is not on the curve as a failed build", async () => {
-    const offCurve = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]);
-    await expect(buildTable(offCurve)).rejects.toThrow(/table build failed/);
+  it("hands null for a key that is not on the curve", async () => {
+    expect(await buildTable(Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]))).toBeNull();
+  });
+
+  /**
+   * Cases signing never produces, built backwards: R is a chosen curve point
+   * and Q = r^-1 (s R - e G) the key recovery gives, so that the answer
+   * turns on R's x beyond the order (recid 2 and 3), the p - n bound, and r
+   * or s written with the order added (which recovery refuses).
+   */
+  it("agrees with recovery where R's x is past the order, and where r or s overflow", async () => {
+    const { ProjectivePoint: Point, CURVE } = noble;
+    const n = CURVE.n;
+    const p = CURVE.Fp.ORDER;
+    const mod = (a: bigint, m: bigint): bigint => ((a % m) + m) % m;
+    const e = 4242n;
+    const s = 3n;
+    /** The curve point with this x (null when x^3 + 7 is not a square). */
+    const pointAt = (x: bigint) => {
+      try {
+        return Point.fromHex(`02${x.toString(16).padStart(64, "0")}`);
+      } catch {
+        return null;
+      }
+    };
+    const cases: { label: string; rWord: bigint; sWord: bigint; recidHigh: number; x: bigint }[] = [];
+    for (let k = 1n, found = 0; found < 6; k++) {
+      // x = n + k < p: an R whose x is past the order, r = k, recid 2 or 3.
+      if (pointAt(n + k) !== null) {
+        cases.push({ label: `x = n + ${k}`, rWord: k, sWord: s, recidHigh: 2, x: n + k });
+        found++;
+      }
+    }
+    for (let k = 1n; ; k++) {
+      // r = (p - n) + k with recid 2: recovery refuses (r + n would pass p), though r + n is k modulo p, R's x here.
+      if (pointAt(k) !== null) {
+        cases.push({ label: "r past the p - n bound", rWord: p - n + k, sWord: s, recidHigh: 2, x: k });
+        break;
+      }
+    }
+    for (let k = 1n; ; k++) {
+      if (pointAt(k) !== null) {
+        cases.push({ label: "r written as r + n", rWord: k + n, sWord: s, recidHigh: 0, x: k });
+        cases.push({ label: "s written as s + n", rWord: k, sWord: s + n, recidHigh: 0, x: k });
+        cases.push({ label: "plain", rWord: k, sWord: s, recidHigh: 0, x: k });
+        break;
+      }
+    }
+    let confirmed = 0;
+    for (const { label, rWord, sWord, recidHigh, x } of cases) {
+      const R = pointAt(x)!;
+      const rTrue = mod(rWord, n);
+      for (const parity of [0, 1]) {
+        const point = (R.toAffine().y & 1n) === BigInt(parity) ? R : R.negate();
+        const Q = point.multiply(s).subtract(Point.BASE.multiply(e)).multiply(modInverse(rTrue, n));
+        const publicKey = Buffer.from(Q.toRawBytes(false));
+        const table = await builtTable(publicKey);
+        const rs = Buffer.concat([word(rWord), word(sWord)]);
+        const recid = recidHigh | parity;
+        const key = recovered(word(e), rs, recid);
+        const expected = key !== null && key.equals(publicKey);
+        expect(verifier.matches(word(e), rs, recid, table), `${label}, parity ${parity}`).toBe(expected);
+        if (expected) confirmed++;
+      }
+    }
+    // The six x-past-the-order points and the plain one, both parities, recover their keys.
+    expect(confirmed).toBe(14);
   });
 });
+
+function modInverse(a: bigint, m: bigint): bigint {
+  let [x, y, u, v] = [((a % m) + m) % m, m, 1n, 0n];
+  while (x !== 0n) {
+    const q = y / x;
+    [x, y] = [y - q * x, x];
+    [u, v] = [v - q * u, u];
+  }
+  return ((v % m) + m) % m;
+}
 
 describe("KnownSigners", () => {
   const digest = Buffer.alloc(32, 9);
   const signed = secp.ecdsaSign(digest, KEYS[0]!);
   const rs = Buffer.from(signed.signature);
-  const address = "0x00000000000000000000000000000000000000aa";
+  const signedByB = secp.ecdsaSign(digest, KEYS[1]!);
+  const rsB = Buffer.from(signedByB.signature);
+  const A = "0x00000000000000000000000000000000000000aa";
+  const B = "0x00000000000000000000000000000000000000bb";
 
   async function ready(signers: KnownSigners): Promise<void> {
     for (let i = 0; i < 200 && signers.stats().tablesReady < signers.stats().tables; i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -132,33 +221,63 @@ describe("KnownSigners", () => {
 
   it("builds a table after buildAfter recoveries, then confirms only its own key", async () => {
     const signers = new KnownSigners(verifier, 2, 4);
-    signers.noteRecovered(address, PUBLIC_KEYS[0]!);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
     expect(signers.stats()).toMatchObject({ signers: 1, tables: 0 });
-    expect(signers.confirm(address, digest, rs, signed.recid)).toBeUndefined();
-    signers.noteRecovered(address, PUBLIC_KEYS[0]!);
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
     expect(signers.stats().tables).toBe(1);
     await ready(signers);
-    expect(signers.confirm(address, digest, rs, signed.recid)).toBe(address);
-    expect(signers.confirm(address.toUpperCase().replace("0X", "0x"), digest, rs, signed.recid)).toBe(address);
-    expect(signers.confirm(address, digest, rs, signed.recid ^ 1)).toBeUndefined();
-    expect(signers.confirm("0x00000000000000000000000000000000000000bb", digest, rs, signed.recid)).toBeUndefined();
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
+    expect(signers.confirm(A.toUpperCase().replace("0X", "0x"), digest, rs, signed.recid)).toBe(A);
+    expect(signers.confirm(A, digest, rs, signed.recid ^ 1)).toBeUndefined();
+    expect(signers.confirm(B, digest, rs, signed.recid)).toBeUndefined();
     signers.setEnabled(false);
-    expect(signers.confirm(address, digest, rs, signed.recid)).toBeUndefined();
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
     expect(signers.stats().confirmed).toBe(2);
   });
 
-  it("builds at most maxTables tables", async () => {
+  it("holds at most maxTables tables, giving a newly due signer the least recently confirmed one's", async () => {
     const signers = new KnownSigners(verifier, 1, 1);
-    signers.noteRecovered(address, PUBLIC_KEYS[0]!);
-    signers.noteRecovered("0x00000000000000000000000000000000000000bb", PUBLIC_KEYS[1]!);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    // B is due while A's table is still being built: none to take, B waits.
+    signers.noteRecovered(B, PUBLIC_KEYS[1]!);
     await ready(signers);
     expect(signers.stats()).toMatchObject({ signers: 2, tables: 1, tablesReady: 1 });
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
+    expect(signers.confirm(B, digest, rsB, signedByB.recid)).toBeUndefined();
+    // B recovered again: it takes A's table.
+    signers.noteRecovered(B, PUBLIC_KEYS[1]!);
+    await ready(signers);
+    expect(signers.stats()).toMatchObject({ tables: 1, tablesReady: 1 });
+    expect(signers.confirm(B, digest, rsB, signedByB.recid)).toBe(B);
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
+  });
+
+  it("forgets the signers it only counted when maxEntries is reached, keeping those with tables", async () => {
+    const signers = new KnownSigners(verifier, 2, 4, 3);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    await ready(signers);
+    for (let i = 0; i < 5; i++) signers.noteRecovered(`0x${String(i).padStart(40, "c")}`, PUBLIC_KEYS[2]!);
+    expect(signers.stats().signers).toBeLessThanOrEqual(3);
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
+  });
+
+  it("frees the slot of a key that builds no table", async () => {
+    const signers = new KnownSigners(verifier, 1, 1);
+    signers.noteRecovered(B, Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]));
+    await ready(signers);
+    expect(signers.stats().tables).toBe(0);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    await ready(signers);
+    expect(signers.stats()).toMatchObject({ tables: 1, tablesReady: 1 });
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
   });
 
   it("without the add-on, confirms nothing and builds nothing", () => {
     const signers = new KnownSigners(null, 1, 1);
-    signers.noteRecovered(address, PUBLIC_KEYS[0]!);
-    expect(signers.confirm(address, digest, rs, signed.recid)).toBeUndefined();
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
     expect(signers.stats()).toMatchObject({ tables: 0, confirmed: 0 });
   });
 });
