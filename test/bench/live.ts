@@ -762,6 +762,7 @@ function childExited(child: ChildProcess): Promise<void> {
 async function parent(): Promise<void> {
   const { startLiveServer } = await import("../../src/live/serve.ts");
   const { defaultSignerThreads } = await import("../../src/live/signer-pool.ts");
+  const { knownSignerStats } = await import("../../src/signing/verify.ts");
   const { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig } = await import("../../src/exchange/config.ts");
   const { DEFAULT_SIGNING_CONFIG } = await import("../../src/signing/domain.ts");
   const { privateKeySigner } = await import("../../src/client/signer.ts");
@@ -898,6 +899,8 @@ async function parent(): Promise<void> {
           atTarget.rejected === 0 &&
           atTarget.unanswered === undefined &&
           atTarget.p99Ms < TARGET.p99Ms,
+        // The server thread's signer cache (src/signing/known-signers.ts): signatures confirmed from a comb table, not recovered.
+        knownSigners: { tablesReady: knownSignerStats().tablesReady, confirmed: knownSignerStats().confirmed },
       }),
     );
   } finally {
