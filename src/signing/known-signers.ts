@@ -131,7 +131,8 @@ export class KnownSigners {
     this.withTables.add(entry);
     const built = entry;
     try {
-      this.verifier.buildTable(Buffer.from(publicKey), (table) => {
+      // The add-on copies the key before returning: the caller's scratch buffer may be reused at once.
+      this.verifier.buildTable(publicKey, (table) => {
         if (!this.withTables.has(built)) return; // evicted meanwhile
         if (table === null) {
           // Not a curve point (recovery never gives one): recovered every time, holding no slot.
