@@ -125,7 +125,7 @@ static int comb_matches(const comb_table *q_table, const unsigned char *digest32
   secp256k1_fe r_x;
   secp256k1_gej sum;
   secp256k1_ge point;
-  unsigned char r_bytes[32], u1_bytes[32], u2_bytes[32];
+  unsigned char u1_bytes[32], u2_bytes[32];
   int overflow = 0;
   if (generator_table == NULL || recid < 0 || recid > 3) return 0;
   secp256k1_scalar_set_b32(&r, rs64, &overflow);
@@ -135,8 +135,8 @@ static int comb_matches(const comb_table *q_table, const unsigned char *digest32
   /* As recovery refuses them; also what keeps s from the inverse below (GMP's aborts on zero). */
   if (secp256k1_scalar_is_zero(&r) || secp256k1_scalar_is_zero(&s)) return 0;
   secp256k1_scalar_set_b32(&e, digest32, NULL);
-  secp256k1_scalar_get_b32(r_bytes, &r);
-  if (!secp256k1_fe_set_b32(&r_x, r_bytes)) return 0;
+  /* r did not overflow, so its bytes are the signature's first 32, and below n < p. */
+  if (!secp256k1_fe_set_b32(&r_x, rs64)) return 0;
   if (recid & 2) {
     if (secp256k1_fe_cmp_var(&r_x, &secp256k1_ecdsa_const_p_minus_order) >= 0) return 0;
     secp256k1_fe_add(&r_x, &secp256k1_ecdsa_const_order_as_fe);
