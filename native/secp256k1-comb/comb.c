@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "secp256k1.c"
+#include "KeccakSpongeWidth1600.h"
 
 #define WINDOWS 32
 #define ENTRIES 256
@@ -277,12 +278,41 @@ static napi_value matches(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * keccak256(input: Uint8Array, output: Uint8Array, offset: number): writes
+ * the 32-byte keccak256 of all of `input` into output[offset, offset + 32).
+ * One call instead of the `keccak` package's three (initialize, absorb,
+ * squeeze) and no Buffer made per hash: an EIP-712 digest takes three
+ * hashes, each written straight into the buffer the next one reads.
+ */
+static napi_value keccak256(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  unsigned char *input, *output;
+  size_t input_length, output_length;
+  napi_valuetype offset_type;
+  double offset;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3) return throw_type(env, "keccak256(input, output, offset)");
+  if (!bytes_of(env, argv[0], &input, &input_length)) return throw_type(env, "input must be a Uint8Array");
+  if (!bytes_of(env, argv[1], &output, &output_length)) return throw_type(env, "output must be a Uint8Array");
+  napi_typeof(env, argv[2], &offset_type);
+  if (offset_type != napi_number || napi_get_value_double(env, argv[2], &offset) != napi_ok || !(offset >= 0) ||
+      offset != (double)(size_t)offset || output_length < 32 || (size_t)offset > output_length - 32) {
+    return throw_type(env, "offset must be an integer with offset + 32 <= output.length");
+  }
+  /* rate 1088 bits, capacity 512, the original Keccak padding (suffix 0x01): Ethereum's keccak256. */
+  if (KeccakWidth1600_Sponge(1088, 512, input, input_length, 0x01, output + (size_t)offset, 32) != 0) return throw_type(env, "keccak failed");
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn, bytes;
   napi_create_function(env, "buildTable", NAPI_AUTO_LENGTH, build_table, NULL, &fn);
   napi_set_named_property(env, exports, "buildTable", fn);
   napi_create_function(env, "matches", NAPI_AUTO_LENGTH, matches, NULL, &fn);
   napi_set_named_property(env, exports, "matches", fn);
+  napi_create_function(env, "keccak256", NAPI_AUTO_LENGTH, keccak256, NULL, &fn);
+  napi_set_named_property(env, exports, "keccak256", fn);
   napi_create_int64(env, (int64_t)sizeof(comb_table), &bytes);
   napi_set_named_property(env, exports, "tableBytes", bytes);
   return exports;

@@ -10,7 +10,8 @@
  * Type hashes are computed once from SIGNING_TYPES (the same definitions
  * viem is given); the domain separator and the 66-byte prefix buffer are
  * cached per config object. Every word is written into buffers that belong
- * to the hasher and are reused call after call: a digest is synchronous and
+ * to the hasher and are reused call after call, each hash straight into the
+ * buffer the next hash reads (keccak256Into): a digest is synchronous and
  * never re-entered, so sharing them is safe.
  *
  * Field checks mirror viem's `validateTypedData` and ABI encoder, so that a
@@ -22,7 +23,7 @@
 import { isAddress } from "viem";
 import type { SigningConfig } from "./domain.ts";
 import { hexValue, isUpperHexLetter } from "./hex.ts";
-import type { Keccak256 } from "./native.ts";
+import type { Keccak256, Keccak256Into } from "./native.ts";
 import {
   encodeType,
   type CancelAllAfterMessage,
@@ -148,8 +149,9 @@ function putAddress(buf: Buffer, word: number, value: string, field: string): vo
   }
 }
 
-/** A hasher over the given keccak256, with its own reusable buffers. */
-export function createTypedDataHasher(keccak256: Keccak256): TypedDataHasher {
+/** A hasher over the given keccak256 (and its writing form, when there is one), with its own reusable buffers. */
+export function createTypedDataHasher(keccak256: Keccak256, keccak256Into?: Keccak256Into): TypedDataHasher {
+  const hashInto: Keccak256Into = keccak256Into ?? ((data, output, offset) => output.set(keccak256(data), offset));
   const typeHash = (encodedType: string): Buffer => keccak256(Buffer.from(encodedType, "utf8"));
   const ORDER_TYPE_HASH = typeHash(encodeType("Order"));
   const ORDER_DETAILS_TYPE_HASH = typeHash(encodeType("OrderDetails"));
@@ -187,16 +189,29 @@ export function createTypedDataHasher(keccak256: Keccak256): TypedDataHasher {
     return prefix;
   }
 
-  /** hashStruct of the primary type, given the already hashed details struct. */
-  function envelopeHash(primaryTypeHash: Buffer, chainId: bigint, deadline: bigint, details: Buffer, uintMax: bigint, bits: number): Buffer {
+  /**
+   * hashStruct of the primary type over the filled details buffer, written
+   * into `output` at `offset` (the details struct hashed into the envelope's
+   * last word first).
+   */
+  function envelopeHashInto(
+    primaryTypeHash: Buffer,
+    chainId: bigint,
+    deadline: bigint,
+    details: Buffer,
+    uintMax: bigint,
+    bits: number,
+    output: Buffer,
+    offset: number,
+  ): void {
     primaryTypeHash.copy(envelope, 0);
     putUint(envelope, 1, chainId, uintMax, bits, "verifyingChainId");
     putUint(envelope, 2, deadline, uintMax, bits, "deadline");
-    details.copy(envelope, 3 * WORD);
-    return keccak256(envelope);
+    hashInto(details, envelope, 3 * WORD);
+    hashInto(envelope, output, offset);
   }
 
-  function orderHash(message: OrderMessage): Buffer {
+  function orderHash(message: OrderMessage, output: Buffer, offset: number): void {
     const o = message.order;
     const b = orderDetails;
     putUint(b, 1, o.accountId, UINT128_MAX, 128, "order.accountId");
@@ -213,10 +228,10 @@ export function createTypedDataHasher(keccak256: Keccak256): TypedDataHasher {
     putUint(b, 12, o.expiresAfter, UINT256_MAX, 256, "order.expiresAfter");
     putAddress(b, 13, o.signer, "order.signer");
     putUint(b, 14, o.nonce, UINT256_MAX, 256, "order.nonce");
-    return envelopeHash(ORDER_TYPE_HASH, message.verifyingChainId, message.deadline, keccak256(b), UINT256_MAX, 256);
+    envelopeHashInto(ORDER_TYPE_HASH, message.verifyingChainId, message.deadline, b, UINT256_MAX, 256, output, offset);
   }
 
-  function cancelHash(message: OrderCancelMessage): Buffer {
+  function cancelHash(message: OrderCancelMessage, output: Buffer, offset: number): void {
     const c = message.cancel;
     const b = cancelDetails;
     putUint(b, 1, c.accountId, UINT64_MAX, 64, "cancel.accountId");
@@ -224,30 +239,30 @@ export function createTypedDataHasher(keccak256: Keccak256): TypedDataHasher {
     putUint(b, 3, c.orderId, UINT64_MAX, 64, "cancel.orderId");
     putUint(b, 4, c.clOrdId, UINT64_MAX, 64, "cancel.clOrdId");
     putUint(b, 5, c.nonce, UINT64_MAX, 64, "cancel.nonce");
-    return envelopeHash(CANCEL_TYPE_HASH, message.verifyingChainId, message.deadline, keccak256(b), UINT64_MAX, 64);
+    envelopeHashInto(CANCEL_TYPE_HASH, message.verifyingChainId, message.deadline, b, UINT64_MAX, 64, output, offset);
   }
 
-  function massCancelHash(message: MassCancelMessage): Buffer {
+  function massCancelHash(message: MassCancelMessage, output: Buffer, offset: number): void {
     const m = message.massCancel;
     const b = threeFieldDetails;
     MASS_CANCEL_DETAILS_TYPE_HASH.copy(b, 0);
     putUint(b, 1, m.accountId, UINT64_MAX, 64, "massCancel.accountId");
     putUint(b, 2, m.marketId, UINT64_MAX, 64, "massCancel.marketId");
     putUint(b, 3, m.nonce, UINT64_MAX, 64, "massCancel.nonce");
-    return envelopeHash(MASS_CANCEL_TYPE_HASH, message.verifyingChainId, message.deadline, keccak256(b), UINT64_MAX, 64);
+    envelopeHashInto(MASS_CANCEL_TYPE_HASH, message.verifyingChainId, message.deadline, b, UINT64_MAX, 64, output, offset);
   }
 
-  function cancelAllAfterHash(message: CancelAllAfterMessage): Buffer {
+  function cancelAllAfterHash(message: CancelAllAfterMessage, output: Buffer, offset: number): void {
     const m = message.cancelAllAfter;
     const b = threeFieldDetails;
     CANCEL_ALL_AFTER_DETAILS_TYPE_HASH.copy(b, 0);
     putUint(b, 1, m.accountId, UINT64_MAX, 64, "cancelAllAfter.accountId");
     putUint(b, 2, m.timeoutMs, UINT64_MAX, 64, "cancelAllAfter.timeoutMs");
     putUint(b, 3, m.nonce, UINT64_MAX, 64, "cancelAllAfter.nonce");
-    return envelopeHash(CANCEL_ALL_AFTER_TYPE_HASH, message.verifyingChainId, message.deadline, keccak256(b), UINT64_MAX, 64);
+    envelopeHashInto(CANCEL_ALL_AFTER_TYPE_HASH, message.verifyingChainId, message.deadline, b, UINT64_MAX, 64, output, offset);
   }
 
-  const structHashes: { [K in SignedKind]: (message: SignedMessages[K]) => Buffer } = {
+  const structHashes: { [K in SignedKind]: (message: SignedMessages[K], output: Buffer, offset: number) => void } = {
     Order: orderHash,
     OrderCancel: cancelHash,
     MassCancel: massCancelHash,
@@ -256,11 +271,12 @@ export function createTypedDataHasher(keccak256: Keccak256): TypedDataHasher {
 
   return {
     digest<K extends SignedKind>(kind: K, message: SignedMessages[K], config: SigningConfig): Buffer {
-      const hashStruct: (message: SignedMessages[K]) => Buffer = structHashes[kind];
-      const structHash = hashStruct(message);
+      const hashStructInto: (message: SignedMessages[K], output: Buffer, offset: number) => void = structHashes[kind];
       const prefix = domainPrefix(config);
-      structHash.copy(prefix, 2 + WORD);
-      return keccak256(prefix);
+      hashStructInto(message, prefix, 2 + WORD);
+      const digest = Buffer.allocUnsafe(WORD);
+      hashInto(prefix, digest, 0);
+      return digest;
     },
     domainSeparator(config: SigningConfig): Buffer {
       return Buffer.from(domainPrefix(config).subarray(2, 2 + WORD));

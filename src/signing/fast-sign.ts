@@ -40,13 +40,13 @@ export const FAST_SIGNING_AVAILABLE = native !== null;
  * private key. `sign` throws MessageFieldError for a field out of its type.
  */
 export function createFastSigner(privateKey: Hex, config: SigningConfig = DEFAULT_SIGNING_CONFIG): FastSigner {
-  const { secp256k1, keccak256 } = requireNative();
+  const { secp256k1, keccak256, keccak256Into } = requireNative();
   if (!PRIVATE_KEY.test(privateKey)) throw new RangeError("private key must be 0x and 64 hex digits");
   const key = Buffer.from(privateKey.slice(2), "hex");
   if (!secp256k1.privateKeyVerify(key)) throw new RangeError("private key is not a valid secp256k1 scalar");
   const publicKey = secp256k1.publicKeyCreate(key, false);
   const address = `0x${keccak256(publicKey.subarray(1)).toString("hex", 12)}` as Address;
-  const hasher = createTypedDataHasher(keccak256);
+  const hasher = createTypedDataHasher(keccak256, keccak256Into);
   return Object.freeze({
     address,
     config,

@@ -24,7 +24,7 @@
  * afresh. So a burst of one-off signers (a fuzzer, or someone signing
  * junk) costs recoveries for a while, never a table for good.
  */
-import { createRequire } from "node:module";
+import { ADDON } from "./addon.ts";
 
 /** A table the add-on built and owns (freed when collected); only `matches` reads it. */
 export type CombTable = { readonly __combTable: unique symbol };
@@ -47,15 +47,11 @@ export const MAX_TABLES = 64;
 export const MAX_ENTRIES = 10_000;
 
 function loadCombVerifier(): CombVerifier | null {
-  try {
-    const require = createRequire(import.meta.url);
-    const addon = require("../../native/secp256k1-comb/build/Release/comb.node") as Partial<CombVerifier>;
-    const usable = typeof addon.matches === "function" && typeof addon.buildTable === "function" && Number.isInteger(addon.tableBytes);
-    return usable ? (addon as CombVerifier) : null;
-  } catch {
-    // Not built (no compiler, or `npm ci --ignore-scripts`): signatures are recovered every time.
-    return null;
-  }
+  // Not built (no compiler, or `npm ci --ignore-scripts`): signatures are recovered every time.
+  const addon = ADDON as Partial<CombVerifier> | null;
+  if (addon === null) return null;
+  const usable = typeof addon.matches === "function" && typeof addon.buildTable === "function" && Number.isInteger(addon.tableBytes);
+  return usable ? (addon as CombVerifier) : null;
 }
 
 /** The comb verifier, or null when its add-on was not built or does not load. */

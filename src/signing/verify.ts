@@ -93,7 +93,7 @@ function errorText(error: unknown): string {
 const rsScratch = Buffer.alloc(64);
 const publicKeyScratch = Buffer.alloc(65);
 const publicKeyXY = publicKeyScratch.subarray(1);
-const hasher = native === null ? null : createTypedDataHasher(native.keccak256);
+const hasher = native === null ? null : createTypedDataHasher(native.keccak256, native.keccak256Into);
 /** This thread's signers seen before (a cache of speed only: answers never depend on it). */
 const knownSigners = new KnownSigners();
 
