@@ -296,8 +296,10 @@ static napi_value keccak256(napi_env env, napi_callback_info info) {
   if (!bytes_of(env, argv[0], &input, &input_length)) return throw_type(env, "input must be a Uint8Array");
   if (!bytes_of(env, argv[1], &output, &output_length)) return throw_type(env, "output must be a Uint8Array");
   napi_typeof(env, argv[2], &offset_type);
+  /* Bounded before the cast: converting a double out of size_t's range is undefined behaviour. */
   if (offset_type != napi_number || napi_get_value_double(env, argv[2], &offset) != napi_ok || !(offset >= 0) ||
-      offset != (double)(size_t)offset || output_length < 32 || (size_t)offset > output_length - 32) {
+      !(offset <= (double)output_length) || offset != (double)(size_t)offset || output_length < 32 ||
+      (size_t)offset > output_length - 32) {
     return throw_type(env, "offset must be an integer with offset + 32 <= output.length");
   }
   /* rate 1088 bits, capacity 512, the original Keccak padding (suffix 0x01): Ethereum's keccak256. */
