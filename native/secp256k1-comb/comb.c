@@ -295,7 +295,7 @@ static napi_value keccak256(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3) return throw_type(env, "keccak256(input, output, offset)");
   if (!bytes_of(env, argv[0], &input, &input_length)) return throw_type(env, "input must be a Uint8Array");
   if (!bytes_of(env, argv[1], &output, &output_length)) return throw_type(env, "output must be a Uint8Array");
-  napi_typeof(env, argv[2], &offset_type);
+  if (napi_typeof(env, argv[2], &offset_type) != napi_ok) return throw_type(env, "offset must be a number");
   /* Bounded before the cast: converting a double out of size_t's range is undefined behaviour. */
   if (offset_type != napi_number || napi_get_value_double(env, argv[2], &offset) != napi_ok || !(offset >= 0) ||
       !(offset <= (double)output_length) || offset != (double)(size_t)offset || output_length < 32 ||
