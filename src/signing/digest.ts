@@ -271,6 +271,8 @@ export function createTypedDataHasher(keccak256: Keccak256, keccak256Into?: Kecc
 
   return {
     digest<K extends SignedKind>(kind: K, message: SignedMessages[K], config: SigningConfig): Buffer {
+      // The domain first, as viem checks it: a hand-built config with a bad
+      // verifyingContract is refused before the message's fields are read.
       const hashStructInto: (message: SignedMessages[K], output: Buffer, offset: number) => void = structHashes[kind];
       const prefix = domainPrefix(config);
       hashStructInto(message, prefix, 2 + WORD);
