@@ -1,11 +1,12 @@
 # The comb verifier (comb.c), built by `npm ci` (the project's install script)
 # against the libsecp256k1 sources in the `secp256k1` package, with that
 # package's own configuration (its binding.gyp, x64 branch), and keccak256
-# over the XKCP sources in the `keccak` package (its branch for the architecture). GMP's static
-# library is linked for the inverses when the machine has it (libgmp-dev:
-# its shared library, as Debian's static one is not position-independent);
-# without it, libsecp256k1's own inverses are used. A build that fails, or
-# an add-on that does not load, leaves recovery as it was (verify.ts).
+# over the XKCP sources in the `keccak` package (its branch for the
+# architecture). GMP's static library is linked for the inverses when the
+# machine has it (libgmp-dev: its shared library, as Debian's static one is
+# not position-independent); without it, libsecp256k1's own inverses are
+# used. A build that fails, or an add-on that does not load, leaves
+# recovery and hashing as they were (verify.ts, native.ts).
 {
   'variables': {
     'secp256k1_dir': '<!(node -p "require(\'path\').join(require(\'path\').dirname(require.resolve(\'secp256k1/package.json\')), \'src\', \'secp256k1\')")',
