@@ -23,7 +23,7 @@
 import { isAddress } from "viem";
 import type { SigningConfig } from "./domain.ts";
 import { hexValue, isUpperHexLetter } from "./hex.ts";
-import type { Keccak256, Keccak256Into } from "./native.ts";
+import { copyingKeccak256Into, type Keccak256, type Keccak256Into } from "./keccak.ts";
 import {
   encodeType,
   type CancelAllAfterMessage,
@@ -151,7 +151,7 @@ function putAddress(buf: Buffer, word: number, value: string, field: string): vo
 
 /** A hasher over the given keccak256 (and its writing form, when there is one), with its own reusable buffers. */
 export function createTypedDataHasher(keccak256: Keccak256, keccak256Into?: Keccak256Into): TypedDataHasher {
-  const hashInto: Keccak256Into = keccak256Into ?? ((data, output, offset) => output.set(keccak256(data), offset));
+  const hashInto: Keccak256Into = keccak256Into ?? copyingKeccak256Into(keccak256);
   const typeHash = (encodedType: string): Buffer => keccak256(Buffer.from(encodedType, "utf8"));
   const ORDER_TYPE_HASH = typeHash(encodeType("Order"));
   const ORDER_DETAILS_TYPE_HASH = typeHash(encodeType("OrderDetails"));

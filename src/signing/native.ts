@@ -25,11 +25,9 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { ADDON } from "./addon.ts";
+import { copyingKeccak256Into, type Keccak256, type Keccak256Into } from "./keccak.ts";
 
-/** keccak256 of a byte string, into a fresh 32-byte Buffer. */
-export type Keccak256 = (data: Uint8Array) => Buffer;
-/** keccak256 of all of `data`, written into output[offset, offset + 32). */
-export type Keccak256Into = (data: Uint8Array, output: Uint8Array, offset: number) => void;
+export type { Keccak256, Keccak256Into } from "./keccak.ts";
 
 /** The libsecp256k1 calls the fast path makes (a subset of @types/secp256k1). */
 export interface Secp256k1Native {
@@ -119,12 +117,6 @@ function intoFresh(keccak256Into: Keccak256Into): Keccak256 {
   };
 }
 
-function intoCopy(keccak256: Keccak256): Keccak256Into {
-  return (data: Uint8Array, output: Uint8Array, offset: number): void => {
-    output.set(keccak256(data), offset);
-  };
-}
-
 function load(): NativeCrypto | null {
   try {
     const secp256k1 = require("secp256k1/bindings") as Secp256k1Native;
@@ -138,9 +130,9 @@ function load(): NativeCrypto | null {
     }
     const viaSponge = spongeKeccak();
     if (viaSponge !== null && computesKnownDigests(viaSponge)) {
-      return Object.freeze({ secp256k1, keccak256: viaSponge, keccak256Into: intoCopy(viaSponge), keccakVia: "sponge" as const });
+      return Object.freeze({ secp256k1, keccak256: viaSponge, keccak256Into: copyingKeccak256Into(viaSponge), keccakVia: "sponge" as const });
     }
-    return Object.freeze({ secp256k1, keccak256: viaApi, keccak256Into: intoCopy(viaApi), keccakVia: "api" as const });
+    return Object.freeze({ secp256k1, keccak256: viaApi, keccak256Into: copyingKeccak256Into(viaApi), keccakVia: "api" as const });
   } catch {
     return null;
   }
