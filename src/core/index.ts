@@ -5,4 +5,5 @@ export * from "./fingerprint.ts";
 export * from "./ids.ts";
 export * from "./rng.ts";
 export * from "./scheduler.ts";
+export * from "./sharded-map.ts";
 export * from "./time.ts";

@@ -23,6 +23,7 @@
  * client id that ended longer ago reads as unknown, as one never used.
  */
 import { assert } from "../core/assert.ts";
+import { ShardedMap } from "../core/sharded-map.ts";
 import { EndedClientIds } from "./ended-client-ids.ts";
 import type { Order } from "./order.ts";
 
@@ -34,7 +35,7 @@ export class Account {
   tail: Order | null = null;
   liveCount = 0;
   /** clientOrderId -> live order. */
-  readonly byClientId = new Map<string, Order>();
+  readonly byClientId = new ShardedMap<Order>();
   /** clientOrderId -> index of the latest order with it that is no longer live (the ENDED_CLIENT_IDS_PER_ACCOUNT ids that ended last). */
   readonly endedByClientId = new EndedClientIds(ENDED_CLIENT_IDS_PER_ACCOUNT);
 

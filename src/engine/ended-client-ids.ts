@@ -1,3 +1,5 @@
+import { ShardedMap } from "../core/sharded-map.ts";
+
 /**
  * The client order ids of an account's ended orders: for each, the index of
  * the latest order that ended with it, for the `capacity` distinct ids that
@@ -15,7 +17,7 @@
  */
 export class EndedClientIds {
   /** clientOrderId -> index of the latest order that ended with it. */
-  private readonly latest = new Map<string, number>();
+  private readonly latest = new ShardedMap<number>();
   /** The ends in order, oldest first from `head`; stale entries included. */
   private queueIds: string[] = [];
   private queueIndexes: number[] = [];

@@ -18,6 +18,7 @@ import { assert } from "../core/assert.ts";
 import { formatE18, parseUnsigned, toE18 } from "../core/decimal.ts";
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
 import { RngRoot, type Seed } from "../core/rng.ts";
+import { ShardedMap } from "../core/sharded-map.ts";
 import { MICROS_PER_MILLI, microsToMillis, type Micros } from "../core/time.ts";
 import { Engine } from "../engine/engine.ts";
 import type { OrderUpdate } from "../engine/events.ts";
@@ -83,9 +84,9 @@ export class Exchange {
   private readonly perpSequence = new SequenceCounter();
   private readonly riskFillIds = new IdGenerator(RISK_FILL_ID_START);
   /** Signature deadline (Unix s) each live order was last signed with. */
-  private readonly orderDeadlines = new Map<string, number>();
+  private readonly orderDeadlines = new ShardedMap<number>();
   /** What the risk layer counts of each resting order: kept equal to the book. */
-  private readonly restingMirror = new Map<string, { priceTicks: number; remainingLots: number }>();
+  private readonly restingMirror = new ShardedMap<{ priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
   private readonly depthDirty = new Set<number>();
   /** Symbols of the markets whose order entry is disabled (admin `orderEntryDisabled`; see marketAdmin). */
@@ -253,7 +254,7 @@ export class Exchange {
     return update.fillCount > 1 || this.takerOfFill.get(update.firstFillId!) === update.orderId;
   }
 
-  private readonly takerOfFill = new Map<string, string>();
+  private readonly takerOfFill = new ShardedMap<string>();
 
   /** Keeps the risk layer's count of resting orders equal to the book (fills are counted by addPending). */
   private mirrorResting(update: OrderUpdate): void {

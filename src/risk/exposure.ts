@@ -82,7 +82,7 @@ export function removeRestingOrder(state: RiskState, orderId: string): boolean {
   return true;
 }
 
-/** Removes every resting order of a market (market close). */
+/** Removes every resting order of a market (market close): in the resting map's shard order, which no result depends on (each removal only subtracts its own order's exact figures). */
 export function removeRestingOrdersOfMarket(state: RiskState, marketId: number): void {
   const orderIds = [...state.resting.values()].filter((order) => order.marketId === marketId).map((order) => order.orderId);
   for (const orderId of orderIds) removeRestingOrder(state, orderId);

@@ -10,6 +10,7 @@
  * settled), added by addPending and removed by releasePending.
  */
 import { IdGenerator, SequenceCounter } from "../core/ids.ts";
+import { ShardedMap } from "../core/sharded-map.ts";
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_SECOND } from "../core/time.ts";
 import type { AssetConfig, FeeTierConfig, PerpMarketConfig, RiskConfig, SpotMarketConfig } from "./config.ts";
 import {
@@ -337,7 +338,7 @@ export interface RiskState {
   readonly accounts: Map<number, AccountState>;
   readonly perps: Map<number, PerpMarketState>;
   readonly spots: Map<number, SpotMarketState>;
-  readonly resting: Map<string, RestingState>;
+  readonly resting: ShardedMap<RestingState>;
   readonly pending: Map<string, PendingState>;
   /** protocolFeeCredit (and spot fees) collected, per asset. */
   readonly protocolFees: Map<string, Money>;
@@ -444,7 +445,7 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
     accounts: new Map(),
     perps,
     spots,
-    resting: new Map(),
+    resting: new ShardedMap(),
     pending: new Map(),
     protocolFees: new Map(),
     roundingResidual: 0n,
