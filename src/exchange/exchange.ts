@@ -88,7 +88,14 @@ export class Exchange {
   /** What the risk layer counts of each resting order: kept equal to the book. */
   private readonly restingMirror = new ShardedMap<{ priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
-  private readonly depthDirty = new Set<number>();
+  /**
+   * The markets whose depth changed since the last flush, each once, in the
+   * first `depthDirtyCount` slots. Not a Set: a Set's clear() allocates a
+   * new table, in old space for an old Set, once per flush (~100 B per
+   * request in the live server, a sixth of what it promotes).
+   */
+  private readonly depthDirty: number[] = [];
+  private depthDirtyCount = 0;
   /** Symbols of the markets whose order entry is disabled (admin `orderEntryDisabled`; see marketAdmin). */
   private readonly entryDisabled = new Set<string>();
   /** The engine's market specs, in marketId order of the config (made once: the summary tick walks them). */
@@ -119,7 +126,7 @@ export class Exchange {
       sink: {
         orderUpdate: (update) => this.onOrderUpdate(update),
         fill: (fill) => this.onFill(fill),
-        depthChanged: (marketId) => this.depthDirty.add(marketId),
+        depthChanged: (marketId) => this.markDepthDirty(marketId),
       },
     });
     for (const spec of specs) this.engine.depthStream(spec.marketId);
@@ -303,15 +310,25 @@ export class Exchange {
    * Runs after every input: it walks the markets in their precomputed order
    * rather than sorting a copy of the dirty set each time.
    */
+  private markDepthDirty(marketId: number): void {
+    for (let i = 0; i < this.depthDirtyCount; i++) if (this.depthDirty[i] === marketId) return;
+    this.depthDirty[this.depthDirtyCount++] = marketId;
+  }
+
+  private isDepthDirty(marketId: number): boolean {
+    for (let i = 0; i < this.depthDirtyCount; i++) if (this.depthDirty[i] === marketId) return true;
+    return false;
+  }
+
   private flushDepth(): void {
-    if (this.depthDirty.size === 0) return;
+    if (this.depthDirtyCount === 0) return;
     for (const marketId of this.marketIdsAscending) {
-      if (!this.depthDirty.has(marketId)) continue;
+      if (!this.isDepthDirty(marketId)) continue;
       const market = this.engine.market(marketId)!;
       const levels = this.engine.depthStream(marketId).update();
       if (levels !== null) this.emit({ kind: "depth", symbol: market.symbol, depth: depthMessage(market, levels, "UPDATE") });
     }
-    this.depthDirty.clear();
+    this.depthDirtyCount = 0;
   }
 
   // -- settlement events ----------------------------------------------------------------
