@@ -10,6 +10,7 @@ import { Exchange } from "../exchange/exchange.ts";
 import { createAdminHandler } from "./admin.ts";
 import { LiveDriver, type ClockMode, type InputLog } from "./driver.ts";
 import { createExecSurface } from "./exec.ts";
+import { tuneHeapForServing } from "./heap-tuning.ts";
 import { createRestHandler } from "./rest.ts";
 import { contextFor, LiveServer, type LiveContext } from "./server.ts";
 import { createStreamSurface } from "./stream.ts";
@@ -63,6 +64,7 @@ export interface RunningServer {
 }
 
 export async function startLiveServer(options: StartOptions): Promise<RunningServer> {
+  tuneHeapForServing();
   const exchange = options.exchange ?? new Exchange({ config: options.config, startMicros: options.startMicros, seed: options.seed });
   if (options.startMicros < exchange.now()) throw new RangeError(`startMicros ${options.startMicros} is before the Exchange's time ${exchange.now()}`);
   // A log replays from the configuration and seed alone: it must start with the Exchange.
