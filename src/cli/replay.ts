@@ -41,6 +41,7 @@ import { privateKeySigner } from "../client/signer.ts";
 import { formatMicros, microsToMillis, MICROS_PER_MILLI, type Micros } from "../core/time.ts";
 import type { Exchange } from "../exchange/exchange.ts";
 import type { ClockMode } from "../live/driver.ts";
+import { tuneHeapForServing } from "../live/heap-tuning.ts";
 import { startLiveServer, type RunningServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
@@ -153,7 +154,11 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
   const host = options.host ?? REPLAY_SERVE_DEFAULTS.host;
   const listenPort = options.serve === true ? port(options.port ?? REPLAY_SERVE_DEFAULTS.port) : undefined;
-  if (listenPort !== undefined) await checkListen(host, listenPort);
+  if (listenPort !== undefined) {
+    await checkListen(host, listenPort);
+    // Before the replay runs the Exchange: literal sites it tenures now would stay tenured while serving.
+    tuneHeapForServing();
+  }
   const log = readInputLog(path);
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });

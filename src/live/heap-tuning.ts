@@ -16,10 +16,13 @@
  * scavenge and a 4.0 ms pause with pretenuring, ~290 KB and 2.7 ms without.
  *
  * Set at run time (`v8.setFlagsFromString`) because the server runs in the
- * CLI's own process (bin/shadowbook.mjs says why); V8 reads the flag when a
- * collection processes the allocation sites' feedback, so it takes effect
- * from the next collection on. It changes only where V8 places objects:
- * nothing a run computes.
+ * CLI's own process (bin/shadowbook.mjs says why). V8 reads the flag when a
+ * collection processes the allocation sites' feedback: from then on no
+ * site is tenured, but a site tenured before stays so. startLiveServer
+ * calls it before the server takes a request; `replay --serve` calls it
+ * before it replays the log into the Exchange it will serve. It is
+ * process-wide (worker threads included) and is not undone. It changes
+ * only where V8 places objects: nothing a run computes.
  */
 import { setFlagsFromString } from "node:v8";
 
