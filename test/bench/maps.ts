@@ -10,8 +10,12 @@
  * alone in a second pass, leaving out those a garbage collection overlapped,
  * counted apart as `inGc`): a plain Map rebuilds its whole table whenever
  * the holes that deletes leave fill it, all on one insert; the sharded map
- * rebuilds 1/32 of it at a time. Prints one JSON line; it never fails.
+ * rebuilds 1/32 of it at a time. Each map and size is measured in a process
+ * of its own (this file again, with `--measure KIND LIVE`), so that neither
+ * runs on code that V8 specialised for the other. Prints one JSON line; it
+ * never fails.
  */
+import { spawnSync } from "node:child_process";
 import { performance, PerformanceObserver } from "node:perf_hooks";
 import { ShardedMap } from "../../src/core/sharded-map.ts";
 
@@ -80,11 +84,26 @@ async function measure(make: () => StringMap, keys: readonly string[], live: num
   return { opsPerSec: Math.round(OPERATIONS / seconds), worstMs: Number(worst.toFixed(3)), over05Ms: slow, inGc: gc };
 }
 
-const result: Record<string, unknown> = { bench: "maps", operations: OPERATIONS };
-for (const live of SIZES) {
+type Kind = "sharded" | "map";
+const MAKERS: Record<Kind, () => StringMap> = { sharded: () => new ShardedMap<number>(), map: () => new Map<string, number>() };
+
+const measureAt = process.argv.indexOf("--measure");
+if (measureAt >= 0) {
+  const kind = process.argv[measureAt + 1] as Kind;
+  const live = Number(process.argv[measureAt + 2]);
   const keys = Array.from({ length: live + OPERATIONS + 100 }, (_, i) => String(1_000_000_000 + i));
-  const sharded = await measure(() => new ShardedMap<number>(), keys, live);
-  const plain = await measure(() => new Map<string, number>(), keys, live);
-  result[`live${live}`] = { sharded, map: plain, ratioOpsPerSec: Number((sharded.opsPerSec / plain.opsPerSec).toFixed(2)) };
+  console.log(JSON.stringify(await measure(MAKERS[kind], keys, live)));
+} else {
+  const inChild = (kind: Kind, live: number): Figures => {
+    const run = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, "--measure", kind, String(live)], { encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`measuring ${kind} at ${live}: ${run.stderr}`);
+    return JSON.parse(run.stdout.trim().split("\n").at(-1)!) as Figures;
+  };
+  const result: Record<string, unknown> = { bench: "maps", operations: OPERATIONS };
+  for (const live of SIZES) {
+    const sharded = inChild("sharded", live);
+    const plain = inChild("map", live);
+    result[`live${live}`] = { sharded, map: plain, ratioOpsPerSec: Number((sharded.opsPerSec / plain.opsPerSec).toFixed(2)) };
+  }
+  console.log(JSON.stringify(result));
 }
-console.log(JSON.stringify(result));
