@@ -94,8 +94,10 @@ export class Exchange {
    * new table, in old space for an old Set, once per flush (~100 B per
    * request in the live server, a sixth of what it promotes).
    */
-  private readonly depthDirty: number[] = [];
+  private depthDirty: number[] = [];
   private depthDirtyCount = 0;
+  /** The other list: a flush walks the one it took while new marks go here (none is lost if an output's listener moves a book mid-flush). */
+  private depthDirtySpare: number[] = [];
   /** Symbols of the markets whose order entry is disabled (admin `orderEntryDisabled`; see marketAdmin). */
   private readonly entryDisabled = new Set<string>();
   /** The engine's market specs, in marketId order of the config (made once: the summary tick walks them). */
@@ -305,30 +307,36 @@ export class Exchange {
     this.chain.submit(match);
   }
 
-  /**
-   * The depth UPDATE of each market whose book changed, in marketId order.
-   * Runs after every input: it walks the markets in their precomputed order
-   * rather than sorting a copy of the dirty set each time.
-   */
+  /** Notes that `marketId`'s book changed since the last flush (once per market). */
   private markDepthDirty(marketId: number): void {
-    for (let i = 0; i < this.depthDirtyCount; i++) if (this.depthDirty[i] === marketId) return;
+    if (includesFirst(this.depthDirty, this.depthDirtyCount, marketId)) return;
     this.depthDirty[this.depthDirtyCount++] = marketId;
   }
 
-  private isDepthDirty(marketId: number): boolean {
-    for (let i = 0; i < this.depthDirtyCount; i++) if (this.depthDirty[i] === marketId) return true;
-    return false;
-  }
 
+  /**
+   * The depth UPDATE of each market whose book changed, in marketId order.
+   * Runs after every input: it walks the markets in their precomputed order
+   * rather than sorting a copy of the dirty list each time. A book moved
+   * while the flush runs (by an output's listener) is marked in the other
+   * list and flushed in another round, so that once an input is handled the
+   * depth outputs describe every book; a listener that kept moving books
+   * would leave its last marks to the next flush after FLUSH_ROUNDS_MAX.
+   */
   private flushDepth(): void {
-    if (this.depthDirtyCount === 0) return;
-    for (const marketId of this.marketIdsAscending) {
-      if (!this.isDepthDirty(marketId)) continue;
-      const market = this.engine.market(marketId)!;
-      const levels = this.engine.depthStream(marketId).update();
-      if (levels !== null) this.emit({ kind: "depth", symbol: market.symbol, depth: depthMessage(market, levels, "UPDATE") });
+    for (let round = 0; round < FLUSH_ROUNDS_MAX && this.depthDirtyCount > 0; round++) {
+      const dirty = this.depthDirty;
+      const count = this.depthDirtyCount;
+      this.depthDirty = this.depthDirtySpare;
+      this.depthDirtySpare = dirty;
+      this.depthDirtyCount = 0;
+      for (const marketId of this.marketIdsAscending) {
+        if (!includesFirst(dirty, count, marketId)) continue;
+        const market = this.engine.market(marketId)!;
+        const levels = this.engine.depthStream(marketId).update();
+        if (levels !== null) this.emit({ kind: "depth", symbol: market.symbol, depth: depthMessage(market, levels, "UPDATE") });
+      }
     }
-    this.depthDirtyCount = 0;
   }
 
   // -- settlement events ----------------------------------------------------------------
@@ -703,4 +711,13 @@ export class Exchange {
 
 function adminError(error: string, message: string): ExchangeAnswer {
   return { ok: false, error: { error, message } };
+}
+
+/** Rounds of one depth flush at most (see flushDepth). */
+const FLUSH_ROUNDS_MAX = 16;
+
+/** Whether `value` is among the first `count` entries of `values`. */
+function includesFirst(values: readonly number[], count: number, value: number): boolean {
+  for (let i = 0; i < count; i++) if (values[i] === value) return true;
+  return false;
 }
