@@ -313,7 +313,6 @@ export class Exchange {
     this.depthDirty[this.depthDirtyCount++] = marketId;
   }
 
-
   /**
    * The depth UPDATE of each market whose book changed, in marketId order.
    * Runs after every input: it walks the markets in their precomputed order
