@@ -85,11 +85,6 @@ export class ShardedMap<V> {
     return true;
   }
 
-  clear(): void {
-    this.shards.fill(undefined);
-    this.count = 0;
-  }
-
   /** Every key, shard by shard (see the note above on order). */
   *keys(): IterableIterator<string> {
     for (const shard of this.shards) if (shard !== undefined) yield* shard.keys();
@@ -98,10 +93,5 @@ export class ShardedMap<V> {
   /** Every value, shard by shard (see the note above on order). */
   *values(): IterableIterator<V> {
     for (const shard of this.shards) if (shard !== undefined) yield* shard.values();
-  }
-
-  /** Every entry, shard by shard (see the note above on order). */
-  *entries(): IterableIterator<[string, V]> {
-    for (const shard of this.shards) if (shard !== undefined) yield* shard.entries();
   }
 }

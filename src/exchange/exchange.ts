@@ -91,8 +91,8 @@ export class Exchange {
   /**
    * The markets whose depth changed since the last flush, each once, in the
    * first `depthDirtyCount` slots. Not a Set: a Set's clear() allocates a
-   * new table, in old space for an old Set, once per flush (~100 B per
-   * request in the live server, a sixth of what it promotes).
+   * new table, in old space for an old Set, once per flush (once per
+   * request in the live server).
    */
   private depthDirty: number[] = [];
   private depthDirtyCount = 0;
