@@ -34,7 +34,8 @@
  * `done` an opaque handle (freed by the garbage collector) or null;
  * `matches(digest, rs, recid, table)` accepts only such a handle, so a
  * table is never read before it is complete, nor written after JavaScript
- * could free it.
+ * could free it. `confirmAsync` runs `matches` on the confirmer's thread
+ * (below).
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -279,6 +280,176 @@ static napi_value matches(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * The confirmer: `matches` off the calling thread. `confirmAsync(digest, rs,
+ * recid, table, done)` copies the digest and signature into a job and posts
+ * it to the environment's confirmer thread (started by its first call); the
+ * thread runs `matches` and hands the job back through a thread-safe
+ * function, which calls `done(ok)` on the environment's thread. Jobs run and
+ * answer in the order posted. Each job holds references to its table handle
+ * (so the table outlives it whatever JavaScript drops meanwhile) and to
+ * `done`, released when it answers. While answers are due the thread-safe
+ * function holds the event loop open; idle, it does not.
+ *
+ * At the environment's teardown the thread is stopped and joined; jobs not
+ * yet answered are dropped (nobody is left to answer, and their references
+ * go with the environment). The confirmer's state is left allocated, once
+ * per environment that started one: the thread-safe function's own
+ * teardown may still read it.
+ */
+typedef struct confirm_job {
+  struct confirm_job *next;
+  const comb_table *table;
+  napi_ref table_ref;
+  napi_ref done_ref;
+  int recid;
+  int ok;
+  unsigned char digest[32];
+  unsigned char rs[64];
+} confirm_job;
+
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t wake;
+  confirm_job *head;
+  confirm_job *tail;
+  int stopping;
+  pthread_t thread;
+  napi_threadsafe_function answers;
+  /* Jobs posted and not yet answered: read and written on the environment's thread only. */
+  uint32_t outstanding;
+} confirmer;
+
+static void *confirmer_run(void *data) {
+  confirmer *c = data;
+  for (;;) {
+    pthread_mutex_lock(&c->mutex);
+    while (c->head == NULL && !c->stopping) pthread_cond_wait(&c->wake, &c->mutex);
+    if (c->stopping) {
+      confirm_job *job = c->head;
+      c->head = c->tail = NULL;
+      pthread_mutex_unlock(&c->mutex);
+      while (job != NULL) {
+        confirm_job *next = job->next;
+        free(job);
+        job = next;
+      }
+      break;
+    }
+    confirm_job *job = c->head;
+    c->head = job->next;
+    if (c->head == NULL) c->tail = NULL;
+    pthread_mutex_unlock(&c->mutex);
+    job->ok = comb_matches(job->table, job->digest, job->rs, job->recid);
+    if (napi_call_threadsafe_function(c->answers, job, napi_tsfn_blocking) != napi_ok) free(job);
+  }
+  napi_release_threadsafe_function(c->answers, napi_tsfn_release);
+  return NULL;
+}
+
+/* On the environment's thread: one job's answer. env is NULL when the environment is going away. */
+static void confirmer_answer(napi_env env, napi_value unused, void *context, void *data) {
+  confirmer *c = context;
+  confirm_job *job = data;
+  (void)unused;
+  if (env != NULL) {
+    napi_value done, argv[1], undefined;
+    napi_get_reference_value(env, job->done_ref, &done);
+    napi_delete_reference(env, job->done_ref);
+    napi_delete_reference(env, job->table_ref);
+    napi_get_boolean(env, job->ok != 0, &argv[0]);
+    napi_get_undefined(env, &undefined);
+    if (--c->outstanding == 0) napi_unref_threadsafe_function(env, c->answers);
+    free(job);
+    napi_call_function(env, undefined, done, 1, argv, NULL);
+    return;
+  }
+  free(job);
+}
+
+static void confirmer_teardown(void *data) {
+  confirmer *c = data;
+  pthread_mutex_lock(&c->mutex);
+  c->stopping = 1;
+  pthread_cond_signal(&c->wake);
+  pthread_mutex_unlock(&c->mutex);
+  pthread_join(c->thread, NULL);
+}
+
+/* The environment's confirmer, started on first use; NULL (with a pending exception) when it cannot start. */
+static confirmer *confirmer_of(napi_env env) {
+  confirmer *c = NULL;
+  napi_value name;
+  if (napi_get_instance_data(env, (void **)&c) == napi_ok && c != NULL) return c;
+  c = calloc(1, sizeof(confirmer));
+  if (c == NULL) {
+    throw_type(env, "out of memory");
+    return NULL;
+  }
+  pthread_mutex_init(&c->mutex, NULL);
+  pthread_cond_init(&c->wake, NULL);
+  napi_create_string_utf8(env, "secp256k1-comb:confirmer", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, c, confirmer_answer, &c->answers) != napi_ok) {
+    free(c);
+    throw_type(env, "could not create the confirmer's callback");
+    return NULL;
+  }
+  napi_unref_threadsafe_function(env, c->answers);
+  if (pthread_create(&c->thread, NULL, confirmer_run, c) != 0) {
+    napi_release_threadsafe_function(c->answers, napi_tsfn_abort);
+    throw_type(env, "could not start the confirmer's thread");
+    return NULL;
+  }
+  napi_set_instance_data(env, c, NULL, NULL);
+  napi_add_env_cleanup_hook(env, confirmer_teardown, c);
+  return c;
+}
+
+/* confirmAsync(digest: Uint8Array(32), rs: Uint8Array(64), recid: 0-3, table, done: (ok: boolean) => void): done(matches(...)) later. */
+static napi_value confirm_async(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  unsigned char *digest, *rs;
+  size_t digest_length, rs_length;
+  napi_valuetype type;
+  double recid;
+  bool tagged = false;
+  void *table;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 5) return throw_type(env, "confirmAsync(digest, rs, recid, table, done)");
+  if (!bytes_of(env, argv[0], &digest, &digest_length) || digest_length != 32) return throw_type(env, "digest must be a Uint8Array of 32 bytes");
+  if (!bytes_of(env, argv[1], &rs, &rs_length) || rs_length != 64) return throw_type(env, "rs must be a Uint8Array of 64 bytes");
+  napi_typeof(env, argv[2], &type);
+  if (type != napi_number || napi_get_value_double(env, argv[2], &recid) != napi_ok || !(recid == 0 || recid == 1 || recid == 2 || recid == 3)) {
+    return throw_type(env, "recid must be 0, 1, 2 or 3");
+  }
+  if (napi_check_object_type_tag(env, argv[3], &TABLE_TAG, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, argv[3], &table) != napi_ok) {
+    return throw_type(env, "table must be a table from buildTable");
+  }
+  napi_typeof(env, argv[4], &type);
+  if (type != napi_function) return throw_type(env, "done must be a function");
+  confirmer *c = confirmer_of(env);
+  if (c == NULL) return NULL;
+  confirm_job *job = malloc(sizeof(confirm_job));
+  if (job == NULL) return throw_type(env, "out of memory");
+  job->next = NULL;
+  job->table = table;
+  job->recid = (int)recid;
+  job->ok = 0;
+  memcpy(job->digest, digest, 32);
+  memcpy(job->rs, rs, 64);
+  napi_create_reference(env, argv[3], 1, &job->table_ref);
+  napi_create_reference(env, argv[4], 1, &job->done_ref);
+  if (c->outstanding++ == 0) napi_ref_threadsafe_function(env, c->answers);
+  pthread_mutex_lock(&c->mutex);
+  if (c->tail == NULL) c->head = job;
+  else c->tail->next = job;
+  c->tail = job;
+  pthread_cond_signal(&c->wake);
+  pthread_mutex_unlock(&c->mutex);
+  return NULL;
+}
+
+/*
  * keccak256(input: Uint8Array, output: Uint8Array, offset: number): writes
  * the 32-byte keccak256 of all of `input` into output[offset, offset + 32).
  * One call instead of the `keccak` package's three (initialize, absorb,
@@ -313,6 +484,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "buildTable", fn);
   napi_create_function(env, "matches", NAPI_AUTO_LENGTH, matches, NULL, &fn);
   napi_set_named_property(env, exports, "matches", fn);
+  napi_create_function(env, "confirmAsync", NAPI_AUTO_LENGTH, confirm_async, NULL, &fn);
+  napi_set_named_property(env, exports, "confirmAsync", fn);
   napi_create_function(env, "keccak256", NAPI_AUTO_LENGTH, keccak256, NULL, &fn);
   napi_set_named_property(env, exports, "keccak256", fn);
   napi_create_int64(env, (int64_t)sizeof(comb_table), &bytes);

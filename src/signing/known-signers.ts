@@ -39,6 +39,17 @@ export interface CombVerifier {
   matches(digest: Uint8Array, rs: Uint8Array, recid: number, table: CombTable): boolean;
 }
 
+/**
+ * The add-on's confirmer (comb.c): `matches` on a thread of its own (one per
+ * JavaScript thread, started on first use), its answer handed to `done` on
+ * this thread from a later macrotask, in the order posted. Missing from an
+ * add-on built from older sources.
+ */
+export interface CombConfirmer {
+  /** Copies digest and rs, holds the table until it answers, and runs `matches` on the confirmer's thread. */
+  confirmAsync(digest: Uint8Array, rs: Uint8Array, recid: number, table: CombTable, done: (ok: boolean) => void): void;
+}
+
 /** Recoveries of a signer before its table is built. */
 export const BUILD_AFTER = 8;
 /** Tables per thread at most. */
@@ -56,6 +67,10 @@ function loadCombVerifier(): CombVerifier | null {
 
 /** The comb verifier, or null when its add-on was not built or does not load. */
 export const COMB_VERIFIER: CombVerifier | null = loadCombVerifier();
+
+/** The add-on's confirmer, or null when the add-on lacks it. */
+export const COMB_CONFIRMER: CombConfirmer | null =
+  COMB_VERIFIER !== null && typeof ADDON?.["confirmAsync"] === "function" ? (ADDON as unknown as CombConfirmer) : null;
 
 interface Entry {
   /** The address as recovery returns it (lowercase). */
@@ -90,7 +105,13 @@ export class KnownSigners {
     private readonly buildAfter = BUILD_AFTER,
     private readonly maxTables = MAX_TABLES,
     private readonly maxEntries = MAX_ENTRIES,
+    private readonly confirmer: CombConfirmer | null = verifier === COMB_VERIFIER ? COMB_CONFIRMER : null,
   ) {}
+
+  /** Whether confirmLater can ever take a confirmation (the add-on has a confirmer). */
+  get confirmsLater(): boolean {
+    return this.confirmer !== null;
+  }
 
   /** Off: every signature is recovered (for comparisons); tables already built are kept for when it is on again. */
   setEnabled(enabled: boolean): void {
@@ -109,6 +130,26 @@ export class KnownSigners {
     if (!this.verifier!.matches(digest, rs, recid, entry.table)) return undefined;
     entry.lastUsed = ++this.confirmedCount;
     return entry.address;
+  }
+
+  /**
+   * confirm, off this thread: when `expected`'s table is ready, posts the
+   * check to the add-on's confirmer and returns true; `done` gets what
+   * confirm would have returned, on this thread, from a later macrotask,
+   * and answers come in the order posted. Returns false (and never calls
+   * `done`) when confirm would return undefined without checking: no
+   * table, turned off, or no confirmer. `digest` and `rs` are copied.
+   */
+  confirmLater(expected: string, digest: Uint8Array, rs: Uint8Array, recid: number, done: (address: string | undefined) => void): boolean {
+    if (!this.enabled || this.tablesReady === 0 || this.confirmer === null) return false;
+    const entry = this.entries.get(expected) ?? this.entries.get(expected.toLowerCase());
+    if (entry === undefined || entry.table === null) return false;
+    const confirmed = entry;
+    this.confirmer.confirmAsync(digest, rs, recid, entry.table, (ok) => {
+      if (ok) confirmed.lastUsed = ++this.confirmedCount;
+      done(ok ? confirmed.address : undefined);
+    });
+    return true;
   }
 
   /** A recovery gave `address` from the uncompressed 65-byte `publicKey`: counts it, and builds its table once it is due. */

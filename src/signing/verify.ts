@@ -145,6 +145,37 @@ export function recoverSignerNative<K extends SignedKind>(
   return { ok: true, address: address as Address };
 }
 
+/**
+ * recoverSignerNative's answer for `expected`, worked out off this thread
+ * (known-signers.ts, `confirmLater`) when it can be: returns true and later
+ * calls `done` with what recoverSignerNative(kind, message, signature,
+ * config, expected) would return when that is `expected`'s address, or with
+ * undefined when the caller must recover after all (the signature is not
+ * `expected`'s, or would be refused). Returns false, and never calls `done`,
+ * when nothing was started: not the native path, a signature or message
+ * recovery would refuse, or no table for `expected` yet.
+ */
+export function confirmSignerLater<K extends SignedKind>(
+  kind: K,
+  message: SignedMessages[K],
+  signature: string,
+  config: SigningConfig,
+  expected: string,
+  done: (address: Address | undefined) => void,
+): boolean {
+  if (verifyPath() !== "native" || hasher === null || !knownSigners.confirmsLater) return false;
+  const recid = parseSignatureInto(signature, rsScratch);
+  if (recid === PARSE_FORMAT_ERROR || recid === PARSE_V_ERROR) return false;
+  let digest: Buffer;
+  try {
+    digest = hasher.digest(kind, message, config);
+  } catch (error) {
+    if (error instanceof MessageFieldError) return false;
+    throw error;
+  }
+  return knownSigners.confirmLater(expected, digest, rsScratch, recid, done as (address: string | undefined) => void);
+}
+
 /** The viem calls for one kind, with its primary type fixed so that viem's message types apply. */
 interface ViemCalls<K extends SignedKind> {
   recover(message: SignedMessages[K], signature: Hex, config: SigningConfig): Promise<Address>;

@@ -1,0 +1,211 @@
+/**
+ * The comb check off the calling thread (comb.c's confirmer, known-signers.ts
+ * `confirmLater`, verify.ts `confirmSignerLater`): each answer is what the
+ * synchronous check answers for the same inputs, answers come in the order
+ * posted and never before the call returns, the inputs are copied at once,
+ * and a signature the check cannot take is left to the caller.
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
+import { createFastSigner } from "../../src/signing/fast-sign.ts";
+import { COMB_CONFIRMER, COMB_VERIFIER, KnownSigners, type CombConfirmer, type CombTable, type CombVerifier } from "../../src/signing/known-signers.ts";
+import { native } from "../../src/signing/native.ts";
+import { confirmSignerLater, knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
+import { anyMessageArb, SEED } from "./arbitraries.ts";
+
+if (native === null) throw new Error("these tests compare with the native recovery: the add-ons must load");
+const secp = native.secp256k1;
+
+// `npm ci` builds the add-on (scripts/build-native.mjs); on these machines it must have.
+const verifier: CombVerifier = COMB_VERIFIER ?? (() => {
+  throw new Error("the comb verifier did not load: run `npm run install` (scripts/build-native.mjs) and read its message");
+})();
+const confirmer: CombConfirmer = COMB_CONFIRMER ?? (() => {
+  throw new Error("the add-on has no confirmAsync: rebuild it with `npm run install`");
+})();
+
+const KEYS = [5, 6].map((seed) => Buffer.alloc(32, seed));
+const PUBLIC_KEYS = KEYS.map((key) => Buffer.from(secp.publicKeyCreate(key, false)));
+const tables: CombTable[] = [];
+
+function builtTable(publicKey: Uint8Array): Promise<CombTable> {
+  return new Promise((resolve, reject) => verifier.buildTable(publicKey, (table) => (table === null ? reject(new Error("no table")) : resolve(table))));
+}
+
+beforeAll(async () => {
+  for (const publicKey of PUBLIC_KEYS) tables.push(await builtTable(publicKey));
+});
+
+interface Case {
+  digest: Buffer;
+  rs: Buffer;
+  recid: number;
+  table: number;
+}
+
+const caseArb = fc
+  .record({
+    digest: fc.uint8Array({ minLength: 32, maxLength: 32 }),
+    key: fc.integer({ min: 0, max: 1 }),
+    table: fc.integer({ min: 0, max: 1 }),
+    spoil: fc.constantFrom("none", "none", "parity", "digest", "rs"),
+    noise: fc.uint8Array({ minLength: 64, maxLength: 64 }),
+  })
+  .map(({ digest, key, table, spoil, noise }): Case => {
+    const signed = secp.ecdsaSign(Buffer.from(digest), KEYS[key]!);
+    const rs = spoil === "rs" ? Buffer.from(noise) : Buffer.from(signed.signature);
+    const spoiledDigest = Buffer.from(digest);
+    if (spoil === "digest") spoiledDigest[noise[0]! % 32]! ^= 1;
+    return { digest: spoiledDigest, rs, recid: spoil === "parity" ? signed.recid ^ 1 : signed.recid, table };
+  });
+
+describe("confirmAsync (the add-on's confirmer)", () => {
+  it("answers what matches answers, in the order posted, never before the call returns", async () => {
+    const cases = fc.sample(caseArb, { seed: SEED, numRuns: 600 });
+    const answers: { index: number; ok: boolean }[] = [];
+    let returned = false;
+    const scratchDigest = Buffer.alloc(32);
+    const scratchRs = Buffer.alloc(64);
+    const all = Promise.all(
+      cases.map(
+        (c, index) =>
+          new Promise<void>((resolve) => {
+            // One buffer for every post, overwritten at once: the add-on must have copied it.
+            c.digest.copy(scratchDigest);
+            c.rs.copy(scratchRs);
+            confirmer.confirmAsync(scratchDigest, scratchRs, c.recid, tables[c.table]!, (ok) => {
+              expect(returned).toBe(true);
+              answers.push({ index, ok });
+              resolve();
+            });
+            scratchDigest.fill(0xee);
+            scratchRs.fill(0xee);
+          }),
+      ),
+    );
+    returned = true;
+    await all;
+    expect(answers.map((a) => a.index)).toEqual(cases.map((_, index) => index));
+    const expected = cases.map((c) => verifier.matches(c.digest, c.rs, c.recid, tables[c.table]!));
+    expect(answers.map((a) => a.ok)).toEqual(expected);
+    // Both answers were exercised.
+    expect(expected.filter(Boolean).length).toBeGreaterThan(100);
+    expect(expected.filter((ok) => !ok).length).toBeGreaterThan(200);
+  });
+
+  it("refuses arguments of the wrong shape with a TypeError naming them, and posts nothing", () => {
+    const digest = Buffer.alloc(32, 1);
+    const rs = Buffer.alloc(64, 1);
+    const table = tables[0]!;
+    const never = (): void => {
+      throw new Error("a refused call must not answer");
+    };
+    expect(() => confirmer.confirmAsync(digest.subarray(1), rs, 0, table, never)).toThrow(/digest must be a Uint8Array of 32 bytes/);
+    expect(() => confirmer.confirmAsync(digest, rs.subarray(1), 0, table, never)).toThrow(/rs must be a Uint8Array of 64 bytes/);
+    for (const recid of [-1, 4, 0.5, Number.NaN, "0"]) {
+      expect(() => confirmer.confirmAsync(digest, rs, recid as number, table, never)).toThrow(/recid must be 0, 1, 2 or 3/);
+    }
+    expect(() => confirmer.confirmAsync(digest, rs, 0, Buffer.alloc(verifier.tableBytes) as never, never)).toThrow(/table must be a table from buildTable/);
+    expect(() => confirmer.confirmAsync(digest, rs, 0, table, "done" as never)).toThrow(/done must be a function/);
+    expect(() => (confirmer.confirmAsync as (...args: unknown[]) => void)(digest, rs, 0, table)).toThrow(/confirmAsync\(digest, rs, recid, table, done\)/);
+  });
+});
+
+describe("KnownSigners.confirmLater", () => {
+  const digest = Buffer.alloc(32, 9);
+  const signed = secp.ecdsaSign(digest, KEYS[0]!);
+  const rs = Buffer.from(signed.signature);
+  const A = "0x00000000000000000000000000000000000000aa";
+  const B = "0x00000000000000000000000000000000000000bb";
+
+  async function ready(signers: KnownSigners): Promise<void> {
+    for (let i = 0; i < 200 && signers.stats().tablesReady < signers.stats().tables; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  function later(signers: KnownSigners, expected: string, rsBytes: Buffer, recid: number): Promise<string | undefined> | false {
+    let answer!: (address: string | undefined) => void;
+    const promise = new Promise<string | undefined>((resolve) => (answer = resolve));
+    return signers.confirmLater(expected, digest, rsBytes, recid, answer) ? promise : false;
+  }
+
+  it("takes only a signer with a ready table, and answers as confirm does", async () => {
+    const signers = new KnownSigners(verifier, 1, 4);
+    expect(signers.confirmsLater).toBe(true);
+    expect(later(signers, A, rs, signed.recid)).toBe(false); // never recovered: no table
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    await ready(signers);
+    expect(await later(signers, A, rs, signed.recid)).toBe(A);
+    expect(await later(signers, A.toUpperCase().replace("0X", "0x"), rs, signed.recid)).toBe(A);
+    expect(await later(signers, A, rs, signed.recid ^ 1)).toBeUndefined();
+    expect(later(signers, B, rs, signed.recid)).toBe(false);
+    expect(signers.stats().confirmed).toBe(2);
+    signers.setEnabled(false);
+    expect(later(signers, A, rs, signed.recid)).toBe(false);
+  });
+
+  it("without a confirmer takes nothing", async () => {
+    const signers = new KnownSigners(verifier, 1, 4, 100, null);
+    signers.noteRecovered(A, PUBLIC_KEYS[0]!);
+    await ready(signers);
+    expect(signers.confirmsLater).toBe(false);
+    expect(later(signers, A, rs, signed.recid)).toBe(false);
+    expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
+  });
+});
+
+describe("confirmSignerLater", () => {
+  const signer = createFastSigner(`0x${Buffer.alloc(32, 7).toString("hex")}`, DEFAULT_SIGNING_CONFIG);
+  const other = createFastSigner(`0x${Buffer.alloc(32, 8).toString("hex")}`, DEFAULT_SIGNING_CONFIG);
+
+  it("answers what recoverSignerNative answers for the expected signer, or leaves the request to the caller", async () => {
+    const warm = fc.sample(anyMessageArb, { seed: SEED, numRuns: 16 });
+    for (const { kind, message } of warm) recoverSignerNative(kind, message, signer.sign(kind, message), DEFAULT_SIGNING_CONFIG, signer.address);
+    for (let i = 0; i < 200 && knownSignerStats().tablesReady === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(knownSignerStats().tablesReady).toBeGreaterThan(0);
+
+    const cases = fc.sample(fc.tuple(anyMessageArb, fc.constantFrom("signer", "other", "flippedV", "malformed")), { seed: SEED + 1, numRuns: 300 });
+    const pending: Promise<void>[] = [];
+    let started = 0;
+    let confirmed = 0;
+    for (const [{ kind, message }, how] of cases) {
+      const good = signer.sign(kind, message);
+      const signature =
+        how === "signer"
+          ? good
+          : how === "other"
+            ? other.sign(kind, message)
+            : how === "flippedV"
+              ? good.slice(0, -2) + (good.endsWith("1b") ? "1c" : "1b")
+              : good.slice(0, -4);
+      setKnownSignersEnabled(false);
+      const reference = recoverSignerNative(kind, message, signature, DEFAULT_SIGNING_CONFIG);
+      setKnownSignersEnabled(true);
+      let answer!: (address: string | undefined) => void;
+      const answered = new Promise<string | undefined>((resolve) => (answer = resolve));
+      const began = confirmSignerLater(kind, message, signature, DEFAULT_SIGNING_CONFIG, signer.address, answer);
+      if (how === "malformed") {
+        // A signature recovery would refuse is never started: the caller answers it.
+        expect(began).toBe(false);
+        continue;
+      }
+      // Anything well-formed for a signer with a table is started, and answers the signer or nothing.
+      expect(began).toBe(true);
+      started++;
+      pending.push(
+        answered.then((address) => {
+          if (address === undefined) {
+            expect(reference.ok && reference.address === signer.address).toBe(false);
+          } else {
+            confirmed++;
+            expect(reference).toEqual({ ok: true, address });
+          }
+        }),
+      );
+    }
+    await Promise.all(pending);
+    expect(started).toBeGreaterThan(150);
+    // Exactly the signer's own signatures were confirmed.
+    expect(confirmed).toBe(cases.filter(([, how]) => how === "signer").length);
+  });
+});
