@@ -36,7 +36,7 @@ import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import type { ExchangeConfig } from "./config.ts";
 import { FaultWindows } from "./faults.ts";
 import { OrderGateway, type GatewayAnswer } from "./gateway/order-gateway.ts";
-import type { MarketRef } from "./gateway/validate/types.ts";
+import type { MarketRef, ValidationContext } from "./gateway/validate/types.ts";
 import { quote } from "./gateway/validate/errors.ts";
 import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inputs.ts";
 import type { ExchangeOutput, OutputListener } from "./outputs.ts";
@@ -80,6 +80,8 @@ export class Exchange {
   readonly spotExecutions: RecordIndex<SpotExecution>;
   readonly busts: RecordIndex<ExecutionBust>;
   readonly marketsBySymbol = new Map<string, MarketRef>();
+  /** What the gateway's structure stage reads (the exchangeId and the markets): also for drivers that validate ahead (live/early-confirm.ts). */
+  readonly validationContext: ValidationContext;
   private readonly listeners: OutputListener[] = [];
   private readonly perpSequence = new SequenceCounter();
   private readonly riskFillIds = new IdGenerator(RISK_FILL_ID_START);
@@ -143,6 +145,7 @@ export class Exchange {
       afterBlock: (block) => this.afterBlock(block),
     });
     this.chain = new Chain(this.timers, this.rng.stream("chain"), this.desk, config.chain);
+    this.validationContext = { exchangeId: config.gateway.exchangeId, markets: { bySymbol: (symbol) => this.marketsBySymbol.get(symbol) } };
     this.gateway = new OrderGateway({
       engine: this.engine,
       risk: this.risk,
@@ -150,7 +153,7 @@ export class Exchange {
       faults: this.faults,
       config: config.gateway,
       signing: config.signing,
-      context: { exchangeId: config.gateway.exchangeId, markets: { bySymbol: (symbol) => this.marketsBySymbol.get(symbol) } },
+      context: this.validationContext,
       noteOrderDeadline: (orderId, deadlineSec) => this.orderDeadlines.set(orderId, deadlineSec),
     });
     this.risk.createWallet(this.poolWallet());

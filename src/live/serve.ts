@@ -43,6 +43,8 @@ export interface StartOptions {
   keepAliveTimeoutMs?: number;
   /** Worker threads recovering WebSocket order-entry signatures in signed mode (default 0: on the main thread; exec.ts says when more pay). */
   signerThreads?: number;
+  /** Signed mode: check WebSocket order-entry signatures on the add-on's confirmer thread when it can (default true; exec.ts, early-confirm.ts). */
+  earlyConfirm?: boolean;
   /** Runs once the server is assembled, before it listens (seed accounts, prices, agents). */
   setup?: (context: LiveContext) => void;
   /** Called whenever virtual time moved (inputs, wake-ups, the manual clock): in-process agents act here. */
@@ -83,7 +85,10 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
     ...(options.subscriptionsPerConnection === undefined ? {} : { subscriptionsPerConnection: options.subscriptionsPerConnection }),
   });
   resync = () => stream.resync();
-  const exec = createExecSurface(context, options.signerThreads === undefined ? {} : { signerThreads: options.signerThreads });
+  const exec = createExecSurface(context, {
+    ...(options.signerThreads === undefined ? {} : { signerThreads: options.signerThreads }),
+    ...(options.earlyConfirm === undefined ? {} : { earlyConfirm: options.earlyConfirm }),
+  });
   const server = new LiveServer(
     context,
     { rest: createRestHandler(context), admin: createAdminHandler(context), stream, exec },

@@ -15,15 +15,10 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { signedMessage, type PrecomputedRecovery, type Validated } from "../exchange/gateway/authenticate.ts";
-import {
-  validateCancelAll,
-  validateCancelAllAfter,
-  validateCancelOrder,
-  validateCreateOrder,
-  validateModifyOrder,
-} from "../exchange/gateway/validate/structure.ts";
+import { validateRequest } from "../exchange/gateway/validate/structure.ts";
 import type { MarketRef, ValidationContext } from "../exchange/gateway/validate/types.ts";
 import type { SigningConfig } from "../signing/domain.ts";
+import { ORDER_ENTRY_OPERATIONS, type OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import { recoverSignerSync, verifyPath } from "../signing/verify.ts";
 
 /** What the pool hands a worker at start. */
@@ -56,26 +51,8 @@ export type WorkerReply =
 export const REPLY_CHUNK = 4;
 
 function validate(op: unknown, body: unknown, context: ValidationContext): Validated | null {
-  let validated;
-  switch (op) {
-    case "createOrder":
-      validated = validateCreateOrder(body, context);
-      break;
-    case "modifyOrder":
-      validated = validateModifyOrder(body, context);
-      break;
-    case "cancelOrder":
-      validated = validateCancelOrder(body, context);
-      break;
-    case "cancelAll":
-      validated = validateCancelAll(body, context);
-      break;
-    case "cancelAllAfter":
-      validated = validateCancelAllAfter(body, context);
-      break;
-    default:
-      return null;
-  }
+  if (typeof op !== "string" || !(ORDER_ENTRY_OPERATIONS as readonly string[]).includes(op)) return null;
+  const validated = validateRequest(op as OrderEntryOperation, body, context);
   return validated.ok ? validated.value : null;
 }
 

@@ -103,6 +103,8 @@ const WARMUP_PER_CONNECTION = 5_000;
 const WINDOW = windowFromEnv(process.env["SHADOWBOOK_BENCH_WINDOW"], 32);
 /** Signature-recovery worker threads of the server (SHADOWBOOK_BENCH_SIGNER_THREADS overrides `shadowbook serve`'s default, defaultSignerThreads(); 0 = inline). */
 const SIGNER_THREADS = process.env["SHADOWBOOK_BENCH_SIGNER_THREADS"];
+/** SHADOWBOOK_BENCH_EARLY_CONFIRM=0: the server checks every signature inline in its gateway (early-confirm.ts off), for an A/B. */
+const EARLY_CONFIRM = process.env["SHADOWBOOK_BENCH_EARLY_CONFIRM"] !== "0";
 /** SHADOWBOOK_BENCH_RECORD=sync|async: the server records its input log (serve --record) to a temporary directory, with that durability. */
 const RECORD = process.env["SHADOWBOOK_BENCH_RECORD"];
 /**
@@ -796,6 +798,7 @@ async function parent(): Promise<void> {
     drainMs: 2_000,
     ...(log === undefined ? {} : { log }),
     signerThreads,
+    earlyConfirm: EARLY_CONFIRM,
   });
   const cleanups: (() => Promise<void> | void)[] = [() => running.close()];
   try {
@@ -900,7 +903,11 @@ async function parent(): Promise<void> {
           atTarget.unanswered === undefined &&
           atTarget.p99Ms < TARGET.p99Ms,
         // The server thread's signer cache (src/signing/known-signers.ts): signatures confirmed from a comb table, not recovered.
-        knownSigners: { tablesReady: knownSignerStats().tablesReady, confirmed: knownSignerStats().confirmed },
+        knownSigners: {
+          tablesReady: knownSignerStats().tablesReady,
+          confirmed: knownSignerStats().confirmed,
+          confirmedEarly: running.server.surfaces.exec.confirmedEarly,
+        },
       }),
     );
   } finally {

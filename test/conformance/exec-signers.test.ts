@@ -1,16 +1,20 @@
 /**
- * WebSocket order entry with signatures recovered by worker threads
- * (signer-pool.ts) against the same server recovering on its main thread:
- * the same frames, sent in bursts on one connection, get the same answers,
- * and the Exchange ends with the same fingerprint and the same input count.
- * Only a frame arriving behind a backlog goes to a worker (exec.ts,
- * OFFLOAD_BACKLOG): one at a time, every signature is recovered inline.
+ * WebSocket order entry with signature work off the main thread, against
+ * the same server checking every signature inline in its gateway: the same
+ * frames, sent in bursts or one at a time on one connection, get the same
+ * answers in the same order, and the Exchange ends with the same
+ * fingerprint and the same input count.
+ * - Signatures recovered by worker threads (signer-pool.ts): only a frame
+ *   arriving behind a backlog goes to a worker (exec.ts, OFFLOAD_BACKLOG).
+ * - Signatures of known signers checked early on the add-on's confirmer
+ *   thread (early-confirm.ts), the default.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
+import { knownSignerStats } from "../../src/signing/verify.ts";
 import { setupInputs, signedFrames, START_MICROS, type Frame } from "../live/helpers/signed-frames.ts";
 
 const servers: RunningServer[] = [];
@@ -19,7 +23,7 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function server(signerThreads: number): Promise<{ running: RunningServer; frames: Frame[] }> {
+async function server(signerThreads: number, earlyConfirm = false): Promise<{ running: RunningServer; frames: Frame[] }> {
   const running = await startLiveServer({
     config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
     seed: 3,
@@ -27,6 +31,7 @@ async function server(signerThreads: number): Promise<{ running: RunningServer; 
     startMicros: START_MICROS,
     port: 0,
     signerThreads,
+    earlyConfirm,
   });
   servers.push(running);
   const accountIds: number[] = [];
@@ -125,5 +130,34 @@ describe("WebSocket order entry with off-thread signature recovery", () => {
     await exchangeFrames(socket, burst, burst.length);
     expect(exec.recoveredOffThread).toBeGreaterThan(burst.length / 2);
     socket.close();
+  });
+});
+
+describe("WebSocket order entry with signatures checked early on the confirmer thread", () => {
+  it("answers exactly as the gateway's inline check does, in order, with the same fingerprint", async () => {
+    const inline = await server(0, false);
+    const inlineSocket = await connect(inline.running.urls.exec);
+    // Inline, one at a time first: each signer is recovered until its comb table is built (known-signers.ts).
+    const expectedOneByOne = await exchangeFrames(inlineSocket, inline.frames, 1);
+    expect(await until(() => knownSignerStats().tablesReady >= 2, 10_000)).toBe(true);
+
+    for (const burst of [1, 16]) {
+      const early = await server(0, true);
+      expect(early.frames.map((f) => f.text)).toEqual(inline.frames.map((f) => f.text));
+      const socket = await connect(early.running.urls.exec);
+      const answers = await exchangeFrames(socket, early.frames, burst);
+      socket.close();
+      expect(answers, `bursts of ${burst}`).toEqual(expectedOneByOne);
+      expect(answers.map((a) => a["id"])).toEqual(early.frames.map((f) => f.id));
+      // Most frames were checked early: every signed one whose signer (named, or the account's last) has a table, and whose signature is its.
+      const exec = early.running.server.surfaces.exec;
+      expect(exec.confirmedEarly, `bursts of ${burst}`).toBeGreaterThan(40);
+      expect(early.running.context.fingerprint()).toBe(inline.running.context.fingerprint());
+      expect(early.running.context.counts()).toEqual(inline.running.context.counts());
+    }
+    inlineSocket.close();
+    expect(expectedOneByOne.filter((a) => a["ok"] === true).length).toBeGreaterThan(40);
+    expect(expectedOneByOne.some((a) => (a["error"] as { error?: string } | undefined)?.error === "UNAUTHORIZED_SIGNATURE_ERROR")).toBe(true);
+    expect(inline.running.server.surfaces.exec.confirmedEarly).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import { defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { Exchange } from "../../src/exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../../src/exchange/gateway/authenticate.ts";
 import type { ValidationContext } from "../../src/exchange/gateway/validate/types.ts";
+import { validateRequest } from "../../src/exchange/gateway/validate/structure.ts";
 import { recoverFrame } from "../../src/live/signer-worker.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { setupInputs, signedFrames, START_MICROS, walletOf, KEYS, type Frame } from "./helpers/signed-frames.ts";
@@ -93,6 +94,28 @@ describe("recovering signatures ahead of time", () => {
       const fresh = world();
       expect(handle(fresh, first, variant)).toMatchObject({ ok: true });
     }
+  });
+
+  it("takes a prepared structure-stage answer only for the very body object, operation and the Exchange's own context", () => {
+    /** The first frame with a recovery carrying a forged structure-stage answer: the request moved to the second frame's account. */
+    const attempt = (prepare: (w: World, frame: Frame) => { op: "createOrder" | "modifyOrder"; body: unknown; context: ValidationContext }) => {
+      const w = world();
+      const [first, second] = w.frames as [Frame, Frame];
+      const honest = recovered(w, first)!;
+      const validated = validateRequest("createOrder", first.payload, w.exchange.validationContext);
+      if (!validated.ok) throw new Error(validated.error.message);
+      const value = { ...validated.value, accountId: second.payload["accountId"] as number };
+      return handle(w, first, { ...honest, validated: { ...prepare(w, first), value } }) as { ok: boolean; error?: { error: string; message: string } };
+    };
+    // Taken as the gateway's own answer (the driver is trusted as the gateway's own code): the signer is not on that account.
+    expect(attempt((w, frame) => ({ op: "createOrder", body: frame.payload, context: w.exchange.validationContext }))).toMatchObject({
+      ok: false,
+      error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: expect.stringContaining("is not permissioned") },
+    });
+    // Ignored (validated here) for an equal copy of the body, another context object, or another operation.
+    expect(attempt((w, frame) => ({ op: "createOrder", body: { ...frame.payload }, context: w.exchange.validationContext }))).toMatchObject({ ok: true });
+    expect(attempt((w, frame) => ({ op: "createOrder", body: frame.payload, context: { ...w.exchange.validationContext } }))).toMatchObject({ ok: true });
+    expect(attempt((w, frame) => ({ op: "modifyOrder", body: frame.payload, context: w.exchange.validationContext }))).toMatchObject({ ok: true });
   });
 
   it("is used once: a request handled after it recovers inline", () => {

@@ -29,12 +29,14 @@ import type { SignedKind, SignedMessages } from "../../signing/types.ts";
 import { recoverSignerSync, sameAddress, verifyPath, type RecoverResult, type VerifyPath } from "../../signing/verify.ts";
 import type { OrderBody } from "../../signing/wire.ts";
 import type { RequestError } from "../../spec/errors.ts";
+import type { OrderEntryOperation } from "../../spec/exec-envelopes.ts";
 import type {
   ValidatedCancelAll,
   ValidatedCancelAllAfter,
   ValidatedCancelOrder,
   ValidatedCreateOrder,
   ValidatedModifyOrder,
+  ValidationContext,
 } from "./validate/types.ts";
 
 export type SignerResult = { ok: true; signer: string } | { ok: false; error: RequestError };
@@ -57,6 +59,15 @@ export interface PrecomputedRecovery {
   readonly signature: string;
   readonly config: SigningConfig;
   readonly result: RecoverResult;
+  /**
+   * The structure stage's answer the message was built from, when the
+   * driver validated the request itself (live/early-confirm.ts):
+   * validateRequest(op, body, context) for this very body object and
+   * context, with `message` = signedMessage(value, config). The gateway then
+   * takes `value` as its own structure stage's answer (a pure function of
+   * those) and, seeing its own value, does not build the message again.
+   */
+  readonly validated?: { readonly op: OrderEntryOperation; readonly body: unknown; readonly context: ValidationContext; readonly value: Validated };
 }
 
 /** The typed-data message a validated request signs (throws DecimalInputError for a field it cannot encode). */
@@ -82,6 +93,10 @@ export function signedMessage(value: Validated, config: SigningConfig): { kind: 
  * hint for speed only (recoverSignerNative), never changing the answer.
  */
 export function recoverRequestSigner(value: Validated, config: SigningConfig, precomputed?: PrecomputedRecovery, likelySigner?: string): SignerResult {
+  if (precomputed?.validated?.value === value && precomputed.path === verifyPath() && precomputed.config === config) {
+    // Built from this very value, with this config: the message built here would be the same.
+    return signerOutcome(precomputed.result, "signerWallet" in value ? value.signerWallet : undefined);
+  }
   let built: { kind: SignedKind; message: SignedMessages[SignedKind] };
   try {
     built = signedMessage(value, config);
@@ -97,6 +112,11 @@ export function recoverRequestSigner(value: Validated, config: SigningConfig, pr
     precomputed !== undefined && recoversSame(precomputed, built, value.signature, config)
       ? precomputed.result
       : recoverSignerSync(built.kind, built.message, value.signature, config, claimed ?? likelySigner);
+  return signerOutcome(recovered, claimed);
+}
+
+/** The signer, or why not: a recovery refused, or a signer other than the one claimed. */
+function signerOutcome(recovered: RecoverResult, claimed: string | undefined): SignerResult {
   if (!recovered.ok) {
     return { ok: false, error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: `signature does not recover a signer: ${recovered.detail}` } };
   }

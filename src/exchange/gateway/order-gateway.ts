@@ -52,13 +52,7 @@ import { NonceBook } from "./nonces.ts";
 import { bucketOf, RateLimiter, type RateBucket, type RateLimits } from "./rate-limiter.ts";
 import { checkDeadline } from "./validate/deadline.ts";
 import { checkGrid } from "./validate/market-rules.ts";
-import {
-  validateCancelAll,
-  validateCancelAllAfter,
-  validateCancelOrder,
-  validateCreateOrder,
-  validateModifyOrder,
-} from "./validate/structure.ts";
+import { validateRequest } from "./validate/structure.ts";
 import type { GridUnits } from "./validate/market-rules.ts";
 import type { ValidatedCreateOrder, ValidatedModifyOrder, ValidationContext } from "./validate/types.ts";
 import type { Mutable } from "../../core/mutable.ts";
@@ -120,7 +114,11 @@ export class OrderGateway {
     if (this.deps.faults.active("serviceDisabled", now)) {
       return fail("SERVICE_DISABLED_ERROR", "order entry is disabled on this service; retry later");
     }
-    const validated = this.validate(op, body);
+    const prepared = this.precomputed?.validated;
+    const validated =
+      prepared !== undefined && prepared.body === body && prepared.op === op && prepared.context === this.deps.context
+        ? { ok: true as const, value: prepared.value }
+        : validateRequest(op, body, this.deps.context);
     if (!validated.ok) return validated;
     const value = validated.value;
 
@@ -140,22 +138,6 @@ export class OrderGateway {
       if (rate !== undefined) this.rateLimiter.record(signer, rate.bucket, rate.limits, now);
     }
     return answer;
-  }
-
-  private validate(op: OrderEntryOperation, body: unknown): { ok: true; value: Validated } | { ok: false; error: RequestError } {
-    const context = this.deps.context;
-    switch (op) {
-      case "createOrder":
-        return validateCreateOrder(body, context);
-      case "modifyOrder":
-        return validateModifyOrder(body, context);
-      case "cancelOrder":
-        return validateCancelOrder(body, context);
-      case "cancelAll":
-        return validateCancelAll(body, context);
-      case "cancelAllAfter":
-        return validateCancelAllAfter(body, context);
-    }
   }
 
   // -- stage 2: account, signature, permissions ---------------------------------
