@@ -290,11 +290,12 @@ static napi_value matches(napi_env env, napi_callback_info info) {
  * `done`, released when it answers. While answers are due the thread-safe
  * function holds the event loop open; idle, it does not.
  *
- * At the environment's teardown the thread is stopped and joined; jobs not
- * yet answered are dropped (nobody is left to answer, and their references
- * go with the environment). The confirmer's state is left allocated, once
- * per environment that started one: the thread-safe function's own
- * teardown may still read it.
+ * At the environment's teardown the thread is stopped and joined (the
+ * cleanup hook, registered after the thread-safe function's own, runs
+ * first); jobs not yet answered are dropped (nobody is left to answer, and
+ * their references go with the environment); then the thread-safe function
+ * finalizes and frees the confirmer's state. An exception thrown by `done`
+ * is raised as an uncaught exception, as one from `buildTable`'s callback.
  */
 typedef struct confirm_job {
   struct confirm_job *next;
@@ -360,10 +361,28 @@ static void confirmer_answer(napi_env env, napi_value unused, void *context, voi
     napi_get_undefined(env, &undefined);
     if (--c->outstanding == 0) napi_unref_threadsafe_function(env, c->answers);
     free(job);
-    napi_call_function(env, undefined, done, 1, argv, NULL);
+    if (napi_call_function(env, undefined, done, 1, argv, NULL) == napi_pending_exception) {
+      /*
+       * Node drops an exception left pending by a thread-safe function's
+       * callback (with a deprecation warning, DEP0168): raise it as an
+       * uncaught exception instead, as buildTable's callback would.
+       */
+      napi_value error;
+      if (napi_get_and_clear_last_exception(env, &error) == napi_ok) napi_fatal_exception(env, error);
+    }
     return;
   }
   free(job);
+}
+
+/* The thread-safe function is gone (environment teardown, after confirmer_teardown joined the thread): nothing reads the state any more. */
+static void confirmer_free(napi_env env, void *data, void *hint) {
+  confirmer *c = data;
+  (void)env;
+  (void)hint;
+  pthread_mutex_destroy(&c->mutex);
+  pthread_cond_destroy(&c->wake);
+  free(c);
 }
 
 static void confirmer_teardown(void *data) {
@@ -388,7 +407,7 @@ static confirmer *confirmer_of(napi_env env) {
   pthread_mutex_init(&c->mutex, NULL);
   pthread_cond_init(&c->wake, NULL);
   napi_create_string_utf8(env, "secp256k1-comb:confirmer", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, c, confirmer_answer, &c->answers) != napi_ok) {
+  if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, c, confirmer_free, c, confirmer_answer, &c->answers) != napi_ok) {
     free(c);
     throw_type(env, "could not create the confirmer's callback");
     return NULL;

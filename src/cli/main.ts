@@ -96,7 +96,7 @@ program
   .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
   .option("--record <dir>", "log every input and clock step to <dir>/inputs.arrow, for `shadowbook replay`")
   .option("--durability <mode>", "with --record: sync (an answer waits until its request is on disk) or async (answers at once)", "sync")
-  .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread (0: inline; auto: none when the comb verifier is built, else one per core beyond the first, at most 4)", "auto")
+  .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread when requests queue up (0: none; auto: none when the comb verifier is built, whose own thread then checks known signers' signatures, else one per core beyond the first, at most 4)", "auto")
   .option("--edge-limit <n>", "network-edge limit: /v2 REST requests per source IP per 60 s fixed window, then HTTP 429 with no body (0: no limit; /admin and /health are exempt)", String(DEFAULT_EDGE_LIMIT.requestsPerWindow))
   .option("--slow-consumer-bytes <n>", "unsent bytes a streaming (/ws) connection may hold before it is closed with 1013 as a slow consumer", String(SLOW_CONSUMER_BYTES_DEFAULT))
   // No commander default: the server checks the connection limit against the WebSocket limit only when one is given (serve.ts).

@@ -203,7 +203,7 @@ async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock
     port: options.port,
     clock: options.clock,
     startMicros: exchange.now(),
-    // As `shadowbook serve` by default: signature recovery off the main thread when requests queue up.
+    // As `shadowbook serve` by default: signer workers only without the comb verifier (with it, known signers are checked early on its thread).
     signerThreads: defaultSignerThreads(),
   });
   const { rest, stream, exec } = running.urls;

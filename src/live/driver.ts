@@ -116,10 +116,10 @@ export class LiveDriver {
 
   /**
    * Stamps, logs and runs one input; returns the Exchange's answer.
-   * `recovery`: the request's signature recovered ahead of time (exec.ts,
-   * signer-pool.ts); the gateway uses it only if it is exactly the recovery
-   * it would compute, so the answer is the same with or without it, and it
-   * is not logged (a replay recovers inline).
+   * `recovery`: the request's signature recovered or checked ahead of time
+   * (exec.ts: signer-pool.ts, early-confirm.ts); the gateway uses it only
+   * for exactly that request (authenticate.ts), so the answer is the same
+   * with or without it, and it is not logged (a replay recovers inline).
    */
   handle(input: ExchangeInput, recovery?: PrecomputedRecovery): ExchangeAnswer {
     const at = this.now();

@@ -31,8 +31,9 @@
  *   table is validated as it is read and its signature checked on the
  *   add-on's confirmer thread (early-confirm.ts): ~25 µs less of the main
  *   thread per request.
- * Otherwise (trusted mode, a signer without a table yet, workers not ready)
- * a request is ready at once and the queue drains on the next turn.
+ * Otherwise (trusted mode, the viem path, a signer without a table yet, no
+ * expected signer, a request that does not validate) a request is ready at
+ * once and the queue drains on the next turn.
  *
  * Writes: answers are written with the connections' sockets corked, and
  * uncorked every WRITE_EVERY requests and at the end of a drain, or for the
@@ -90,11 +91,13 @@ export const EXEC_FRAME_BYTES_MAX = 1024 * 1024;
 
 export interface ExecSurfaceOptions {
   /**
-   * Worker threads recovering signatures (signed mode only); 0 (the
-   * default here) recovers on the main thread. `shadowbook serve` starts
-   * defaultSignerThreads() (signer-pool.ts, with the figures): a worker
-   * takes the main thread's CPU per request from about 185 to about 95-130
-   * us, for more in total (the worker re-validates each frame; messages).
+   * Worker threads recovering signatures behind a backlog (signed mode
+   * only); 0, the default here, starts none (signatures are then checked
+   * early where they can be, else inline). `shadowbook serve` starts
+   * defaultSignerThreads() (signer-pool.ts, with the figures): none when the
+   * comb verifier is built; without it a worker took the main thread's CPU
+   * per request from about 185 to about 95-130 µs, for more in total (the
+   * worker re-validates each frame; messages).
    */
   signerThreads?: number;
   /**
@@ -240,6 +243,7 @@ class ExecQueue {
   private releaseScheduled = false;
   private readonly pool: SignerPool | undefined;
   private readonly early: EarlyConfirm | undefined;
+  private closed = false;
   confirmedEarly = 0;
 
   constructor(
@@ -248,7 +252,9 @@ class ExecQueue {
     earlyConfirm: boolean,
   ) {
     const exchange = context.exchange;
-    if (exchange.config.gateway.verifySignatures && earlyConfirm) this.early = new EarlyConfirm(exchange.validationContext, exchange.config.signing);
+    if (exchange.config.gateway.verifySignatures && earlyConfirm) {
+      this.early = new EarlyConfirm(exchange.validationContext, exchange.config.signing, (accountId) => exchange.gateway.likelySignerOf(accountId));
+    }
     if (exchange.config.gateway.verifySignatures && signerThreads > 0) {
       this.pool = new SignerPool({
         threads: signerThreads,
@@ -272,11 +278,23 @@ class ExecQueue {
     this.pool?.start();
   }
 
+  /**
+   * Closing (before the driver and its input log close): settles the
+   * pool's batches, and hands every request still queued (waiting for its
+   * drain, an early check, or a worker it was not sent to yet) to the
+   * Exchange now, those not checked yet checked inline, so that none is
+   * handled after the log closed. Frames read after this are dropped.
+   */
   close(): void {
+    this.closed = true;
     this.pool?.close();
+    for (let i = this.head; i < this.items.length; i++) this.items[i]!.ready = true;
+    if (this.head < this.items.length) this.drain(true);
   }
 
   onFrame(connection: Connection, text: string): void {
+    // Closed (shutting down): `ws` still emits frames it had read while the connection closes; none reaches the Exchange after its input log closed.
+    if (this.closed) return;
     const frame = parseExecFrame(text, connection.inFlight);
     switch (frame.kind) {
       case "ping":
@@ -301,18 +319,23 @@ class ExecQueue {
             this.flushScheduled = true;
             queueMicrotask(() => this.flushToWorkers());
           }
-        } else if (refusal === null && this.early?.start(frame.type, frame.payload, (recovery) => this.confirmed(pending, recovery)) === true) {
-          pending.ready = false;
         } else {
-          this.scheduleDrain();
+          // Not ready while its check may be out (set first: an answer may never come back before start returns, but nothing here relies on it).
+          pending.ready = false;
+          const started = refusal === null && this.early?.start(frame.type, frame.payload, (recovery) => this.confirmed(pending, recovery)) === true;
+          if (!started) {
+            pending.ready = true;
+            this.scheduleDrain();
+          }
         }
         return;
       }
     }
   }
 
-  /** A check started early is back (early-confirm.ts): the request is ready. */
+  /** A check started early is back (early-confirm.ts): the request is ready (unless close() made it ready already). */
   private confirmed(pending: Pending, recovery: PrecomputedRecovery | undefined): void {
+    if (pending.ready) return;
     if (recovery !== undefined) this.confirmedEarly++;
     pending.recovery = recovery;
     pending.ready = true;

@@ -41,7 +41,7 @@ export interface StartOptions {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
-  /** Worker threads recovering WebSocket order-entry signatures in signed mode (default 0: on the main thread; exec.ts says when more pay). */
+  /** Worker threads recovering WebSocket order-entry signatures behind a backlog in signed mode (default 0: none; exec.ts says when they pay). */
   signerThreads?: number;
   /** Signed mode: check WebSocket order-entry signatures on the add-on's confirmer thread when it can (default true; exec.ts, early-confirm.ts). */
   earlyConfirm?: boolean;

@@ -65,8 +65,9 @@ export interface SignerPoolOptions {
  * The signer threads `shadowbook serve` starts by default.
  *
  * With the comb verifier (known-signers.ts): none. A signer seen before is
- * then checked inline in ~22 µs, less than a frame's round trip to a worker
- * costs, and test/bench/live.ts on 2 cores measured inline against one
+ * then checked in ~22 µs (since session 19 on the add-on's own thread,
+ * early-confirm.ts), less than a frame's round trip to a worker costs, and
+ * test/bench/live.ts on 2 cores measured the check inline against one
  * worker (2026-11-27): 12,580 answered orders per second against
  * 8,200-8,600 closed loop, and at 5,000 per second paced a p99 of 6.1-8.9
  * ms in four runs against 11.4-14.5 ms in two (main thread ~125-136 µs per

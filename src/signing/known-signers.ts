@@ -141,15 +141,26 @@ export class KnownSigners {
    * table, turned off, or no confirmer. `digest` and `rs` are copied.
    */
   confirmLater(expected: string, digest: Uint8Array, rs: Uint8Array, recid: number, done: (address: string | undefined) => void): boolean {
-    if (!this.enabled || this.tablesReady === 0 || this.confirmer === null) return false;
-    const entry = this.entries.get(expected) ?? this.entries.get(expected.toLowerCase());
-    if (entry === undefined || entry.table === null) return false;
+    const entry = this.laterEntry(expected);
+    if (entry === undefined || this.confirmer === null) return false;
     const confirmed = entry;
     this.confirmer.confirmAsync(digest, rs, recid, entry.table, (ok) => {
       if (ok) confirmed.lastUsed = ++this.confirmedCount;
       done(ok ? confirmed.address : undefined);
     });
     return true;
+  }
+
+  /** Whether confirmLater would take a signature expected from `expected` now (so that a caller can skip the work of preparing one). */
+  canConfirmLater(expected: string): boolean {
+    return this.laterEntry(expected) !== undefined;
+  }
+
+  /** `expected`'s entry when confirmLater can take it: on, a confirmer, a ready table. */
+  private laterEntry(expected: string): (Entry & { table: CombTable }) | undefined {
+    if (!this.enabled || this.tablesReady === 0 || this.confirmer === null) return undefined;
+    const entry = this.entries.get(expected) ?? this.entries.get(expected.toLowerCase());
+    return entry === undefined || entry.table === null ? undefined : (entry as Entry & { table: CombTable });
   }
 
   /** A recovery gave `address` from the uncompressed 65-byte `publicKey`: counts it, and builds its table once it is due. */

@@ -145,6 +145,11 @@ export function recoverSignerNative<K extends SignedKind>(
   return { ok: true, address: address as Address };
 }
 
+/** Whether confirmSignerLater could start a check of a signature expected from `expected` now (a cheap test before preparing the message). */
+export function canConfirmSignerLater(expected: string): boolean {
+  return verifyPath() === "native" && hasher !== null && knownSigners.canConfirmLater(expected);
+}
+
 /**
  * recoverSignerNative's answer for `expected`, worked out off this thread
  * (known-signers.ts, `confirmLater`) when it can be: returns true and later
@@ -163,7 +168,7 @@ export function confirmSignerLater<K extends SignedKind>(
   expected: string,
   done: (address: Address | undefined) => void,
 ): boolean {
-  if (verifyPath() !== "native" || hasher === null || !knownSigners.confirmsLater) return false;
+  if (verifyPath() !== "native" || hasher === null || !knownSigners.canConfirmLater(expected)) return false;
   const recid = parseSignatureInto(signature, rsScratch);
   if (recid === PARSE_FORMAT_ERROR || recid === PARSE_V_ERROR) return false;
   let digest: Buffer;

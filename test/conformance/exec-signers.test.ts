@@ -23,7 +23,7 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function server(signerThreads: number, earlyConfirm = false): Promise<{ running: RunningServer; frames: Frame[] }> {
+async function server(signerThreads: number, earlyConfirm: boolean): Promise<{ running: RunningServer; frames: Frame[] }> {
   const running = await startLiveServer({
     config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
     seed: 3,
@@ -88,8 +88,9 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 
 describe("WebSocket order entry with off-thread signature recovery", () => {
   it("answers exactly as inline recovery does, in order, with the same fingerprint", async () => {
-    const inline = await server(0);
-    const pooled = await server(1);
+    const inline = await server(0, false);
+    // Workers with early confirm on, as `serve --signer-threads N` runs them: frames behind a backlog go to a worker, the rest may be checked early.
+    const pooled = await server(1, true);
     expect(pooled.frames.map((f) => f.text)).toEqual(inline.frames.map((f) => f.text));
 
     const inlineSocket = await connect(inline.running.urls.exec);
@@ -116,7 +117,7 @@ describe("WebSocket order entry with off-thread signature recovery", () => {
   });
 
   it("recovers inline when nothing waits: one request at a time never goes to a worker", async () => {
-    const pooled = await server(1);
+    const pooled = await server(1, false);
     const socket = await connect(pooled.running.urls.exec);
     const exec = pooled.running.server.surfaces.exec;
     expect(await until(() => exec.signerThreadsReady, 30_000)).toBe(true);
@@ -160,4 +161,65 @@ describe("WebSocket order entry with signatures checked early on the confirmer t
     expect(expectedOneByOne.some((a) => (a["error"] as { error?: string } | undefined)?.error === "UNAUTHORIZED_SIGNATURE_ERROR")).toBe(true);
     expect(inline.running.server.surfaces.exec.confirmedEarly).toBe(0);
   });
+});
+
+describe("WebSocket order entry while the server shuts down", () => {
+  for (const earlyConfirm of [true, false]) {
+    it(`logs every request the Exchange handles, none after the log closed (early confirm ${earlyConfirm ? "on" : "off"})`, async () => {
+      let logged = 0;
+      let closed = false;
+      let handledAfterClose = 0;
+      const log = {
+        append(): void {
+          if (closed) handledAfterClose++;
+          else logged++;
+        },
+        async close(): Promise<void> {
+          closed = true;
+        },
+      };
+      const running = await startLiveServer({
+        config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
+        seed: 3,
+        clock: "manual",
+        startMicros: START_MICROS,
+        port: 0,
+        log,
+        drainMs: 0,
+        earlyConfirm,
+      });
+      const accountIds: number[] = [];
+      for (const input of setupInputs()) {
+        const answer = running.context.driver.handle(input);
+        if (input.kind === "admin" && answer.ok) accountIds.push(Number(answer.payload["accountId"]));
+      }
+      const frames = signedFrames([accountIds[0]!, accountIds[1]!], 400);
+      // The first frames through the driver, so that both signers have tables (and later frames are checked early when on).
+      for (const frame of frames.slice(0, 100)) running.context.driver.handle({ kind: "request", op: frame.type as never, body: frame.payload });
+      expect(await until(() => knownSignerStats().tablesReady >= 2, 10_000)).toBe(true);
+      const socket = await connect(running.urls.exec);
+      let answers = 0;
+      const first = new Promise<void>((resolve) => socket.on("message", () => ++answers === 1 && resolve()));
+      const raw = (socket as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
+      // Frames keep coming in small bursts while the server shuts down (after the first answer).
+      const sending = (async () => {
+        const rest = frames.slice(100);
+        for (let i = 0; i < rest.length && socket.readyState === WebSocket.OPEN; i += 10) {
+          raw.cork();
+          for (const frame of rest.slice(i, i + 10)) socket.send(frame.text);
+          raw.uncork();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      await first;
+      await running.close();
+      await sending;
+      // Anything still on its way (a confirmer's answer, a frame ws had read) has had time to arrive.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(handledAfterClose).toBe(0);
+      expect(running.context.driver.inputsHandled).toBe(logged);
+      // The burst was cut short by the shutdown, not handled whole before it.
+      expect(logged).toBeLessThan(setupInputs().length + frames.length);
+    });
+  }
 });

@@ -118,6 +118,26 @@ describe("recovering signatures ahead of time", () => {
     expect(attempt((w, frame) => ({ op: "modifyOrder", body: frame.payload, context: w.exchange.validationContext }))).toMatchObject({ ok: true });
   });
 
+  it("takes a result on the identity of its value only with the gateway's own path and config", () => {
+    /** The first frame, its structure-stage answer prepared honestly, with a result naming the other wallet. */
+    const attempt = (vary: (recovery: PrecomputedRecovery) => PrecomputedRecovery) => {
+      const w = world();
+      const [first] = w.frames as [Frame];
+      const validated = validateRequest("createOrder", first.payload, w.exchange.validationContext);
+      if (!validated.ok) throw new Error(validated.error.message);
+      const honest = recovered(w, first)!;
+      const forged: PrecomputedRecovery = {
+        ...honest,
+        result: { ok: true, address: walletOf(KEYS[1]).toLowerCase() as `0x${string}` },
+        validated: { op: "createOrder", body: first.payload, context: w.exchange.validationContext, value: validated.value },
+      };
+      return handle(w, first, vary(forged)) as { ok: boolean; error?: { error: string; message: string } };
+    };
+    expect(attempt((r) => r)).toMatchObject({ ok: false, error: { error: "UNAUTHORIZED_SIGNATURE_ERROR", message: expect.stringContaining("differs from signerWallet") } });
+    expect(attempt((r) => ({ ...r, path: r.path === "native" ? "viem" : "native" }))).toMatchObject({ ok: true });
+    expect(attempt((r) => ({ ...r, config: { ...DEFAULT_SIGNING_CONFIG, verifyingChainId: DEFAULT_SIGNING_CONFIG.verifyingChainId + 1n } }))).toMatchObject({ ok: true });
+  });
+
   it("is used once: a request handled after it recovers inline", () => {
     const w = world();
     const [first, second] = w.frames as [Frame, Frame];

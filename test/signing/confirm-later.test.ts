@@ -5,6 +5,8 @@
  * posted and never before the call returns, the inputs are copied at once,
  * and a signature the check cannot take is left to the caller.
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
@@ -24,6 +26,9 @@ const verifier: CombVerifier = COMB_VERIFIER ?? (() => {
 const confirmer: CombConfirmer = COMB_CONFIRMER ?? (() => {
   throw new Error("the add-on has no confirmAsync: rebuild it with `npm run install`");
 })();
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ADDON_PATH = fileURLToPath(new URL("../../native/secp256k1-comb/build/Release/comb.node", import.meta.url));
 
 const KEYS = [5, 6].map((seed) => Buffer.alloc(32, seed));
 const PUBLIC_KEYS = KEYS.map((key) => Buffer.from(secp.publicKeyCreate(key, false)));
@@ -94,12 +99,13 @@ describe("confirmAsync (the add-on's confirmer)", () => {
     expect(expected.filter((ok) => !ok).length).toBeGreaterThan(200);
   });
 
-  it("refuses arguments of the wrong shape with a TypeError naming them, and posts nothing", () => {
+  it("refuses arguments of the wrong shape with a TypeError naming them, and posts nothing", async () => {
     const digest = Buffer.alloc(32, 1);
     const rs = Buffer.alloc(64, 1);
     const table = tables[0]!;
+    let answered = 0;
     const never = (): void => {
-      throw new Error("a refused call must not answer");
+      answered++;
     };
     expect(() => confirmer.confirmAsync(digest.subarray(1), rs, 0, table, never)).toThrow(/digest must be a Uint8Array of 32 bytes/);
     expect(() => confirmer.confirmAsync(digest, rs.subarray(1), 0, table, never)).toThrow(/rs must be a Uint8Array of 64 bytes/);
@@ -109,6 +115,48 @@ describe("confirmAsync (the add-on's confirmer)", () => {
     expect(() => confirmer.confirmAsync(digest, rs, 0, Buffer.alloc(verifier.tableBytes) as never, never)).toThrow(/table must be a table from buildTable/);
     expect(() => confirmer.confirmAsync(digest, rs, 0, table, "done" as never)).toThrow(/done must be a function/);
     expect(() => (confirmer.confirmAsync as (...args: unknown[]) => void)(digest, rs, 0, table)).toThrow(/confirmAsync\(digest, rs, recid, table, done\)/);
+    // A job posted after them is answered, and nothing else is: the refused calls posted nothing.
+    await new Promise<void>((resolve) => confirmer.confirmAsync(digest, rs, 0, table, () => resolve()));
+    expect(answered).toBe(0);
+  });
+
+  /** Runs `body` in a child Node process with the add-on loaded as `addon` and a table for key 5 as `table`; its stdout. */
+  function child(body: string): { status: number | null; stdout: string; stderr: string; ms: number } {
+    const script = `
+      const addon = require(${JSON.stringify(ADDON_PATH)});
+      const secp = require("secp256k1");
+      const key = Buffer.alloc(32, 5);
+      const digest = Buffer.alloc(32, 9);
+      const signed = secp.ecdsaSign(digest, key);
+      addon.buildTable(Buffer.from(secp.publicKeyCreate(key, false)), (table) => { ${body} });
+    `;
+    const started = Date.now();
+    const result = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8", timeout: 20_000 });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
+  }
+
+  it("raises an exception thrown by done as an uncaught exception, as buildTable's callback does", () => {
+    const run = child(`
+      process.on("uncaughtException", (error) => { console.log("uncaught:" + error.message); process.exit(0); });
+      addon.confirmAsync(digest, Buffer.from(signed.signature), signed.recid, table, (ok) => { throw new Error("thrown by done, ok=" + ok); });
+    `);
+    expect(run.stdout.trim()).toBe("uncaught:thrown by done, ok=true");
+    expect(run.status).toBe(0);
+  });
+
+  it("holds the process open while an answer is due, and not once it is idle", () => {
+    const run = child(`
+      let left = 3;
+      const next = () => addon.confirmAsync(digest, Buffer.from(signed.signature), signed.recid, table, (ok) => {
+        console.log("answered " + ok);
+        if (--left > 0) next();
+      });
+      next();
+    `);
+    // Every answer arrived (nothing else kept the loop alive meanwhile), then the process ended by itself.
+    expect(run.stdout.trim().split("\n")).toEqual(["answered true", "answered true", "answered true"]);
+    expect(run.status).toBe(0);
+    expect(run.ms).toBeLessThan(10_000);
   });
 });
 

@@ -13,14 +13,22 @@
  * A live driver may recover signatures ahead of time, off its main thread,
  * and hand the result in as a PrecomputedRecovery: the recovery of one
  * (kind, message, signature, config) on one verification path. It is used
- * only when its kind, message, signature and config equal, field by field,
- * the ones built here from the validated request, and its path is the one
- * this thread takes; then it is exactly what recovering here would return
- * (recovery is a pure function of those), so the answer is the same byte for
- * byte, and a replay that recovers inline gives the same outputs. Otherwise
- * it is ignored and the signature is recovered here. The gateway trusts its
- * driver for the result itself, as it trusts its own code: clients never
- * supply a PrecomputedRecovery.
+ * in one of two ways, and otherwise ignored (the signature is recovered
+ * here):
+ * - compared: when its kind, message, signature and config equal, field by
+ *   field, the ones built here from the validated request, and its path is
+ *   the one this thread takes (a signer worker's, signer-pool.ts);
+ * - taken on identity: when it carries `validated`, the structure stage's
+ *   answer the driver computed for this very body object, operation and
+ *   validation context (the gateway's own objects), and its message was
+ *   built from that value with this very config object on this path
+ *   (live/early-confirm.ts). The gateway takes the value as its structure
+ *   stage's answer and the result without building the message again.
+ * Either way it is exactly what validating and recovering here would give
+ * (both are pure functions of those inputs), so the answer is the same byte
+ * for byte, and a replay that recovers inline gives the same outputs. The
+ * gateway trusts its driver for the result and the value themselves, as it
+ * trusts its own code: clients never supply a PrecomputedRecovery.
  */
 import { DecimalInputError } from "../../core/decimal.ts";
 import type { SigningConfig } from "../../signing/domain.ts";

@@ -96,8 +96,8 @@ export class OrderGateway {
 
   /**
    * Runs `run` (which handles one request) with a signature recovered ahead
-   * of time by a live driver (authenticate.ts: it is used only when it is
-   * the recovery of exactly the message and signature that request carries,
+   * of time by a live driver, and possibly the structure stage's answer
+   * (authenticate.ts says when each is used: only for exactly that request,
    * so answers are the same as without it).
    */
   withRecovery<T>(precomputed: PrecomputedRecovery, run: () => T): T {
@@ -107,6 +107,11 @@ export class OrderGateway {
     } finally {
       this.precomputed = undefined;
     }
+  }
+
+  /** The signer last recovered for `accountId`'s requests: whom its next request without a signerWallet is likely from (a hint for speed only). */
+  likelySignerOf(accountId: number): string | undefined {
+    return this.lastSignerByAccount.get(accountId);
   }
 
   /** Handles one order-entry request at `now`; never throws for anything a client can send. */

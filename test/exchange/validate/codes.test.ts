@@ -92,6 +92,7 @@ describe("the public API of the validate folder", () => {
       "validateCancelOrder",
       "validateCreateOrder",
       "validateModifyOrder",
+      "validateRequest",
     ]);
   });
 });
