@@ -253,29 +253,51 @@ static napi_value build_table(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* matches(digest: Uint8Array(32), rs: Uint8Array(64), recid: 0 | 1 | 2 | 3, table: a handle from buildTable): boolean. */
-static napi_value matches(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4], result;
-  unsigned char *digest, *rs;
+/* The arguments matches() and confirmAsync() share, checked; 0 (with a TypeError thrown) when one is not what it must be. */
+typedef struct {
+  unsigned char *digest;
+  unsigned char *rs;
+  int recid;
+  const comb_table *table;
+} check_args;
+
+static int read_check_args(napi_env env, const napi_value *argv, check_args *out) {
   size_t digest_length, rs_length;
   napi_valuetype recid_type;
   double recid;
   bool tagged = false;
   void *table;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 4) return throw_type(env, "matches(digest, rs, recid, table)");
-  if (!bytes_of(env, argv[0], &digest, &digest_length) || digest_length != 32) return throw_type(env, "digest must be a Uint8Array of 32 bytes");
-  if (!bytes_of(env, argv[1], &rs, &rs_length) || rs_length != 64) return throw_type(env, "rs must be a Uint8Array of 64 bytes");
+  const char *refusal = NULL;
+  if (!bytes_of(env, argv[0], &out->digest, &digest_length) || digest_length != 32) refusal = "digest must be a Uint8Array of 32 bytes";
+  else if (!bytes_of(env, argv[1], &out->rs, &rs_length) || rs_length != 64) refusal = "rs must be a Uint8Array of 64 bytes";
+  if (refusal != NULL) {
+    throw_type(env, refusal);
+    return 0;
+  }
   napi_typeof(env, argv[2], &recid_type);
   if (recid_type != napi_number || napi_get_value_double(env, argv[2], &recid) != napi_ok ||
       !(recid == 0 || recid == 1 || recid == 2 || recid == 3)) {
-    return throw_type(env, "recid must be 0, 1, 2 or 3");
+    throw_type(env, "recid must be 0, 1, 2 or 3");
+    return 0;
   }
   if (napi_check_object_type_tag(env, argv[3], &TABLE_TAG, &tagged) != napi_ok || !tagged ||
       napi_get_value_external(env, argv[3], &table) != napi_ok) {
-    return throw_type(env, "table must be a table from buildTable");
+    throw_type(env, "table must be a table from buildTable");
+    return 0;
   }
-  napi_get_boolean(env, comb_matches((const comb_table *)table, digest, rs, (int)recid), &result);
+  out->recid = (int)recid;
+  out->table = table;
+  return 1;
+}
+
+/* matches(digest: Uint8Array(32), rs: Uint8Array(64), recid: 0 | 1 | 2 | 3, table: a handle from buildTable): boolean. */
+static napi_value matches(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4], result;
+  check_args args;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 4) return throw_type(env, "matches(digest, rs, recid, table)");
+  if (!read_check_args(env, argv, &args)) return NULL;
+  napi_get_boolean(env, comb_matches(args.table, args.digest, args.rs, args.recid), &result);
   return result;
 }
 
@@ -427,35 +449,22 @@ static confirmer *confirmer_of(napi_env env) {
 static napi_value confirm_async(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5];
-  unsigned char *digest, *rs;
-  size_t digest_length, rs_length;
-  napi_valuetype type;
-  double recid;
-  bool tagged = false;
-  void *table;
+  napi_valuetype done_type;
+  check_args args;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 5) return throw_type(env, "confirmAsync(digest, rs, recid, table, done)");
-  if (!bytes_of(env, argv[0], &digest, &digest_length) || digest_length != 32) return throw_type(env, "digest must be a Uint8Array of 32 bytes");
-  if (!bytes_of(env, argv[1], &rs, &rs_length) || rs_length != 64) return throw_type(env, "rs must be a Uint8Array of 64 bytes");
-  napi_typeof(env, argv[2], &type);
-  if (type != napi_number || napi_get_value_double(env, argv[2], &recid) != napi_ok || !(recid == 0 || recid == 1 || recid == 2 || recid == 3)) {
-    return throw_type(env, "recid must be 0, 1, 2 or 3");
-  }
-  if (napi_check_object_type_tag(env, argv[3], &TABLE_TAG, &tagged) != napi_ok || !tagged ||
-      napi_get_value_external(env, argv[3], &table) != napi_ok) {
-    return throw_type(env, "table must be a table from buildTable");
-  }
-  napi_typeof(env, argv[4], &type);
-  if (type != napi_function) return throw_type(env, "done must be a function");
+  if (!read_check_args(env, argv, &args)) return NULL;
+  napi_typeof(env, argv[4], &done_type);
+  if (done_type != napi_function) return throw_type(env, "done must be a function");
   confirmer *c = confirmer_of(env);
   if (c == NULL) return NULL;
   confirm_job *job = malloc(sizeof(confirm_job));
   if (job == NULL) return throw_type(env, "out of memory");
   job->next = NULL;
-  job->table = table;
-  job->recid = (int)recid;
+  job->table = args.table;
+  job->recid = args.recid;
   job->ok = 0;
-  memcpy(job->digest, digest, 32);
-  memcpy(job->rs, rs, 64);
+  memcpy(job->digest, args.digest, 32);
+  memcpy(job->rs, args.rs, 64);
   napi_create_reference(env, argv[3], 1, &job->table_ref);
   napi_create_reference(env, argv[4], 1, &job->done_ref);
   if (c->outstanding++ == 0) napi_ref_threadsafe_function(env, c->answers);

@@ -12,6 +12,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
+import type { InputLog } from "../../src/live/driver.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { knownSignerStats } from "../../src/signing/verify.ts";
@@ -23,7 +24,13 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
-async function server(signerThreads: number, earlyConfirm: boolean): Promise<{ running: RunningServer; frames: Frame[] }> {
+/** A signed server on a manual clock with the two funded accounts, and `count` frames over them. */
+async function server(
+  signerThreads: number,
+  earlyConfirm: boolean,
+  more: { log?: InputLog; drainMs?: number; count?: number } = {},
+): Promise<{ running: RunningServer; frames: Frame[] }> {
+  const { count = 120, ...options } = more;
   const running = await startLiveServer({
     config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
     seed: 3,
@@ -32,6 +39,7 @@ async function server(signerThreads: number, earlyConfirm: boolean): Promise<{ r
     port: 0,
     signerThreads,
     earlyConfirm,
+    ...options,
   });
   servers.push(running);
   const accountIds: number[] = [];
@@ -40,7 +48,7 @@ async function server(signerThreads: number, earlyConfirm: boolean): Promise<{ r
     if (!answer.ok) throw new Error(answer.error.message);
     if (input.kind === "admin") accountIds.push(Number(answer.payload["accountId"]));
   }
-  return { running, frames: signedFrames([accountIds[0]!, accountIds[1]!], 120) };
+  return { running, frames: signedFrames([accountIds[0]!, accountIds[1]!], count) };
 }
 
 async function connect(url: string): Promise<WebSocket> {
@@ -178,22 +186,7 @@ describe("WebSocket order entry while the server shuts down", () => {
           closed = true;
         },
       };
-      const running = await startLiveServer({
-        config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG),
-        seed: 3,
-        clock: "manual",
-        startMicros: START_MICROS,
-        port: 0,
-        log,
-        drainMs: 0,
-        earlyConfirm,
-      });
-      const accountIds: number[] = [];
-      for (const input of setupInputs()) {
-        const answer = running.context.driver.handle(input);
-        if (input.kind === "admin" && answer.ok) accountIds.push(Number(answer.payload["accountId"]));
-      }
-      const frames = signedFrames([accountIds[0]!, accountIds[1]!], 400);
+      const { running, frames } = await server(0, earlyConfirm, { log, drainMs: 0, count: 400 });
       // The first frames through the driver, so that both signers have tables (and later frames are checked early when on).
       for (const frame of frames.slice(0, 100)) running.context.driver.handle({ kind: "request", op: frame.type as never, body: frame.payload });
       expect(await until(() => knownSignerStats().tablesReady >= 2, 10_000)).toBe(true);
