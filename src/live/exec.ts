@@ -320,7 +320,7 @@ class ExecQueue {
             queueMicrotask(() => this.flushToWorkers());
           }
         } else {
-          // Not ready while its check may be out (set first: an answer may never come back before start returns, but nothing here relies on it).
+          // Not ready while its early check is out; set before start(), so that an answer given at once would not be overwritten.
           pending.ready = false;
           const started = refusal === null && this.early?.start(frame.type, frame.payload, (recovery) => this.confirmed(pending, recovery)) === true;
           if (!started) {
