@@ -48,6 +48,9 @@ export interface InputLog {
   close?(): Promise<void>;
 }
 
+/** What an input handed to a closed driver is answered (SERVICE_DISABLED_ERROR). */
+export const CLOSED_MESSAGE = "the server is shutting down and takes no more input; retry against the next one";
+
 export interface DriverOptions {
   clock: ClockMode;
   /** The virtual time at start. */
@@ -70,6 +73,7 @@ export class LiveDriver {
   private readonly wallStart = wallMicros();
   private wakeTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private closed = false;
   private handled = 0;
   /** The input log, until closed. */
   private log: InputLog | undefined;
@@ -122,6 +126,8 @@ export class LiveDriver {
    * with or without it, and it is not logged (a replay recovers inline).
    */
   handle(input: ExchangeInput, recovery?: PrecomputedRecovery): ExchangeAnswer {
+    // Closed: an input now could not be logged, and a replay of the log would not have it. Refused, changing nothing.
+    if (this.closed) return { ok: false, error: { error: "SERVICE_DISABLED_ERROR", message: CLOSED_MESSAGE } };
     const at = this.now();
     const log = this.log;
     log?.append(at, input);
@@ -146,8 +152,14 @@ export class LiveDriver {
     if (this.wakeTimer !== undefined) clearTimeout(this.wakeTimer);
   }
 
-  /** Stops, then makes the input log durable and closes it (later inputs are not logged: the server is going away). */
+  /**
+   * Stops, then makes the input log durable and closes it. Inputs handed in
+   * from now on are refused with SERVICE_DISABLED_ERROR and change nothing
+   * (a request still on its way through a surface, a REST body read just
+   * before the shutdown, say): the log holds every input the Exchange ran.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     this.stop();
     const log = this.log;
     this.log = undefined;

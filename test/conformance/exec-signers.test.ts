@@ -12,7 +12,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
-import type { InputLog } from "../../src/live/driver.ts";
+import { CLOSED_MESSAGE, type InputLog } from "../../src/live/driver.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { knownSignerStats } from "../../src/signing/verify.ts";
@@ -171,7 +171,46 @@ describe("WebSocket order entry with signatures checked early on the confirmer t
   });
 });
 
-describe("WebSocket order entry while the server shuts down", () => {
+describe("order entry while the server shuts down", () => {
+  it("REST order entry racing the shutdown: every input the Exchange ran is logged, and a closed driver refuses, changing nothing", async () => {
+    let logged = 0;
+    const log = {
+      append(): void {
+        logged++;
+      },
+      async close(): Promise<void> {},
+    };
+    const { running, frames } = await server(0, true, { log, drainMs: 0, count: 400 });
+    const creates = frames.filter((frame) => frame.type === "createOrder");
+    const base = running.urls.rest;
+    let next = 0;
+    let answered = 0;
+    // Eight keep-alive clients posting one create after another until the server is gone.
+    const clients = Array.from({ length: 8 }, async () => {
+      for (;;) {
+        const frame = creates[next++ % creates.length]!;
+        try {
+          const response = await fetch(`${base}/createOrder`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(frame.payload) });
+          await response.text();
+          answered++;
+        } catch {
+          return; // the connection was cut: the server is gone
+        }
+      }
+    });
+    while (answered < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    await running.close();
+    await Promise.all(clients);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running.context.driver.inputsHandled).toBe(logged);
+    // After close, an input is refused and changes nothing.
+    const before = { handled: running.context.driver.inputsHandled, fingerprint: running.context.fingerprint() };
+    const answer = running.context.driver.handle({ kind: "request", op: "createOrder", body: creates[0]!.payload });
+    expect(answer).toEqual({ ok: false, error: { error: "SERVICE_DISABLED_ERROR", message: CLOSED_MESSAGE } });
+    expect({ handled: running.context.driver.inputsHandled, fingerprint: running.context.fingerprint() }).toEqual(before);
+    expect(logged).toBe(before.handled);
+  });
+
   for (const earlyConfirm of [true, false]) {
     it(`logs every request the Exchange handles, none after the log closed (early confirm ${earlyConfirm ? "on" : "off"})`, async () => {
       let logged = 0;
