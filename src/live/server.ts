@@ -21,7 +21,9 @@
  * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, idle
  * stream connections are closed first with 1001, the rest within the 10 s
  * drain (answers held for the input log's group commit go out first), the
- * input log is made durable and closed, then the process may exit 0.
+ * exec queue hands the requests it holds to the Exchange, the input log is
+ * made durable and closed (the driver refuses any input after that:
+ * driver.ts), then the process may exit 0.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
