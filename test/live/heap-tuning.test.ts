@@ -22,24 +22,28 @@ const root = join(import.meta.dirname, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "shadowbook-heap-tuning-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Runs `prelude`, then `body` (which prints "kept N"), in a child Node with
+ * a 1 MB new space and `trace` (a V8 tracing flag); returns what the child
+ * printed after the prelude.
+ */
+function probe(prelude: string, body: string, trace: string, kept: number): string {
+  const script = join(dir, `probe-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(script, `${prelude}\nconsole.log("PRELUDE DONE");\n${body}\nprocess.exit(0);\n`);
+  const run = spawnSync(process.execPath, ["--import", "tsx", "--max-semi-space-size=1", trace, script], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stdout).toContain(`kept ${kept}`);
+  return run.stdout.slice(run.stdout.indexOf("PRELUDE DONE"));
+}
+
 /** Runs `prelude`, then keeps 3 million objects of one literal site, under V8's pretenuring trace; returns the tenure decisions made after the prelude. */
 function tenureDecisions(prelude: string): number {
-  const script = join(dir, `probe-${Math.random().toString(36).slice(2)}.mjs`);
-  writeFileSync(
-    script,
-    `${prelude}
-console.log("PRELUDE DONE");
-const kept = [];
+  const body = `const kept = [];
 for (let i = 0; i < 3_000_000; i++) kept.push({ index: i, half: i / 2 });
-console.log("kept", kept.length);
-process.exit(0);
-`,
-  );
-  const run = spawnSync(process.execPath, ["--import", "tsx", "--max-semi-space-size=1", "--trace-pretenuring-statistics", script], { cwd: root, encoding: "utf8", timeout: 60_000 });
-  expect(run.status, run.stderr).toBe(0);
-  expect(run.stdout).toContain("kept 3000000");
-  const afterPrelude = run.stdout.slice(run.stdout.indexOf("PRELUDE DONE"));
-  return afterPrelude.split("\n").filter((line) => line.includes("=> tenure")).length;
+console.log("kept", kept.length);`;
+  return probe(prelude, body, "--trace-pretenuring-statistics", 3_000_000)
+    .split("\n")
+    .filter((line) => line.includes("=> tenure")).length;
 }
 
 /**
@@ -48,25 +52,14 @@ process.exit(0);
  * after the first, the heap it started at over what the one before left.
  */
 function markCompactGrowth(prelude: string): number[] {
-  const script = join(dir, `grow-${Math.random().toString(36).slice(2)}.mjs`);
-  writeFileSync(
-    script,
-    `${prelude}
-console.log("PRELUDE DONE");
-const live = [];
+  const body = `const live = [];
 for (let i = 0; i < 400_000; i++) live.push({ index: i, pair: [i, i] });
 const ring = new Array(600_000);
 for (let i = 0; i < 8_000_000; i++) ring[i % 600_000] = { index: i, twice: i * 2 };
-console.log("kept", live.length + ring.length);
-process.exit(0);
-`,
-  );
-  const run = spawnSync(process.execPath, ["--import", "tsx", "--max-semi-space-size=1", "--trace-gc", script], { cwd: root, encoding: "utf8", timeout: 60_000 });
-  expect(run.status, run.stderr).toBe(0);
-  expect(run.stdout).toContain("kept 1000000");
-  const afterPrelude = run.stdout.slice(run.stdout.indexOf("PRELUDE DONE"));
+console.log("kept", live.length + ring.length);`;
+  const trace = probe(prelude, body, "--trace-gc", 1_000_000);
   // "Mark-Compact 149.6 (153.7) -> 74.6 (79.0) MB": the heap's objects before and after, in MB.
-  const sizes = [...afterPrelude.matchAll(/Mark-Compact[^\d]*([\d.]+) \([\d.]+\) -> ([\d.]+)/g)].map((m) => ({ before: Number(m[1]), after: Number(m[2]) }));
+  const sizes = [...trace.matchAll(/Mark-Compact[^\d]*([\d.]+) \([\d.]+\) -> ([\d.]+)/g)].map((m) => ({ before: Number(m[1]), after: Number(m[2]) }));
   return sizes.slice(1).map((size, i) => size.before / sizes[i]!.after);
 }
 
