@@ -108,11 +108,6 @@ export class KnownSigners {
     private readonly confirmer: CombConfirmer | null = verifier === COMB_VERIFIER ? COMB_CONFIRMER : null,
   ) {}
 
-  /** Whether confirmLater can ever take a confirmation (the add-on has a confirmer). */
-  get confirmsLater(): boolean {
-    return this.confirmer !== null;
-  }
-
   /** Off: every signature is recovered (for comparisons); tables already built are kept for when it is on again. */
   setEnabled(enabled: boolean): void {
     this.enabled = enabled;
@@ -143,10 +138,9 @@ export class KnownSigners {
   confirmLater(expected: string, digest: Uint8Array, rs: Uint8Array, recid: number, done: (address: string | undefined) => void): boolean {
     const entry = this.laterEntry(expected);
     if (entry === undefined || this.confirmer === null) return false;
-    const confirmed = entry;
     this.confirmer.confirmAsync(digest, rs, recid, entry.table, (ok) => {
-      if (ok) confirmed.lastUsed = ++this.confirmedCount;
-      done(ok ? confirmed.address : undefined);
+      if (ok) entry.lastUsed = ++this.confirmedCount;
+      done(ok ? entry.address : undefined);
     });
     return true;
   }

@@ -168,7 +168,7 @@ export function confirmSignerLater<K extends SignedKind>(
   expected: string,
   done: (address: Address | undefined) => void,
 ): boolean {
-  if (verifyPath() !== "native" || hasher === null || !knownSigners.canConfirmLater(expected)) return false;
+  if (!canConfirmSignerLater(expected) || hasher === null) return false;
   const recid = parseSignatureInto(signature, rsScratch);
   if (recid === PARSE_FORMAT_ERROR || recid === PARSE_V_ERROR) return false;
   let digest: Buffer;
