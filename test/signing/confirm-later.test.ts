@@ -15,6 +15,7 @@ import { COMB_CONFIRMER, COMB_VERIFIER, KnownSigners, type CombConfirmer, type C
 import { native } from "../../src/signing/native.ts";
 import { confirmSignerLater, knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
 import { anyMessageArb, SEED } from "./arbitraries.ts";
+import { tablesBuilt } from "./known-signers-helpers.ts";
 
 if (native === null) throw new Error("these tests compare with the native recovery: the add-ons must load");
 const secp = native.secp256k1;
@@ -167,10 +168,6 @@ describe("KnownSigners.confirmLater", () => {
   const A = "0x00000000000000000000000000000000000000aa";
   const B = "0x00000000000000000000000000000000000000bb";
 
-  async function ready(signers: KnownSigners): Promise<void> {
-    for (let i = 0; i < 200 && signers.stats().tablesReady < signers.stats().tables; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-
   function later(signers: KnownSigners, expected: string, rsBytes: Buffer, recid: number): Promise<string | undefined> | false {
     let answer!: (address: string | undefined) => void;
     const promise = new Promise<string | undefined>((resolve) => (answer = resolve));
@@ -181,7 +178,7 @@ describe("KnownSigners.confirmLater", () => {
     const signers = new KnownSigners(verifier, 1, 4);
     expect(later(signers, A, rs, signed.recid)).toBe(false); // never recovered: no table
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(await later(signers, A, rs, signed.recid)).toBe(A);
     expect(await later(signers, A.toUpperCase().replace("0X", "0x"), rs, signed.recid)).toBe(A);
     expect(await later(signers, A, rs, signed.recid ^ 1)).toBeUndefined();
@@ -194,7 +191,7 @@ describe("KnownSigners.confirmLater", () => {
   it("without a confirmer takes nothing", async () => {
     const signers = new KnownSigners(verifier, 1, 4, 100, null);
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.canConfirmLater(A)).toBe(false);
     expect(later(signers, A, rs, signed.recid)).toBe(false);
     expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);

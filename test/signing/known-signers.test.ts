@@ -14,6 +14,7 @@ import { COMB_VERIFIER, KnownSigners, type CombTable, type CombVerifier } from "
 import { native } from "../../src/signing/native.ts";
 import { knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
 import { anyMessageArb, CURVE_ORDER, SEED } from "./arbitraries.ts";
+import { tablesBuilt } from "./known-signers-helpers.ts";
 
 if (native === null) throw new Error("these tests compare with the native recovery: the add-ons must load");
 const secp = native.secp256k1;
@@ -215,10 +216,6 @@ describe("KnownSigners", () => {
   const A = "0x00000000000000000000000000000000000000aa";
   const B = "0x00000000000000000000000000000000000000bb";
 
-  async function ready(signers: KnownSigners): Promise<void> {
-    for (let i = 0; i < 200 && signers.stats().tablesReady < signers.stats().tables; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-
   it("builds a table after buildAfter recoveries, then confirms only its own key", async () => {
     const signers = new KnownSigners(verifier, 2, 4);
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
@@ -226,7 +223,7 @@ describe("KnownSigners", () => {
     expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
     expect(signers.stats().tables).toBe(1);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
     expect(signers.confirm(A.toUpperCase().replace("0X", "0x"), digest, rs, signed.recid)).toBe(A);
     expect(signers.confirm(A, digest, rs, signed.recid ^ 1)).toBeUndefined();
@@ -241,13 +238,13 @@ describe("KnownSigners", () => {
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
     // B is due while A's table is still being built: none to take, B waits.
     signers.noteRecovered(B, PUBLIC_KEYS[1]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.stats()).toMatchObject({ signers: 2, tables: 1, tablesReady: 1 });
     expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
     expect(signers.confirm(B, digest, rsB, signedByB.recid)).toBeUndefined();
     // B recovered again: it takes A's table.
     signers.noteRecovered(B, PUBLIC_KEYS[1]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.stats()).toMatchObject({ tables: 1, tablesReady: 1 });
     expect(signers.confirm(B, digest, rsB, signedByB.recid)).toBe(B);
     expect(signers.confirm(A, digest, rs, signed.recid)).toBeUndefined();
@@ -257,7 +254,7 @@ describe("KnownSigners", () => {
     const signers = new KnownSigners(verifier, 2, 4, 3);
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     for (let i = 0; i < 5; i++) signers.noteRecovered(`0x${String(i).padStart(40, "c")}`, PUBLIC_KEYS[2]!);
     expect(signers.stats().signers).toBeLessThanOrEqual(3);
     expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
@@ -266,10 +263,10 @@ describe("KnownSigners", () => {
   it("frees the slot of a key that builds no table", async () => {
     const signers = new KnownSigners(verifier, 1, 1);
     signers.noteRecovered(B, Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]));
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.stats().tables).toBe(0);
     signers.noteRecovered(A, PUBLIC_KEYS[0]!);
-    await ready(signers);
+    await tablesBuilt(signers);
     expect(signers.stats()).toMatchObject({ tables: 1, tablesReady: 1 });
     expect(signers.confirm(A, digest, rs, signed.recid)).toBe(A);
   });
