@@ -62,8 +62,9 @@
  * ceiling of this engine's own layout, and `shareOfPooledFloor` what its
  * bookkeeping costs against it (measured 2026-11-27, deep: the pooled
  * floor at 5.0-6.0M ops/s, within a third of the typed floor's pooled
- * figure, while the engine ran at 1.6M: on the deep book the gap is the
- * bookkeeping, not the layout).
+ * figure, while the engine ran at 1.6M; read then as the gap being the
+ * bookkeeping, not the layout, which the records floor below overturned:
+ * the bookkeeping costs most where an object per order comes with it).
  *
  * Typed floors (lib/typed-bare-book.ts): the same bare book in typed arrays
  * (order records in one Int32Array, slots recycled, levels indexed by
