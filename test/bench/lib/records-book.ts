@@ -40,6 +40,7 @@
  * figures is what that object costs with all the bookkeeping around it.
  */
 import { IdCounter } from "../../../src/engine/order-table.ts";
+import type { CancelOrderCommand, CreateOrderCommand } from "../../../src/engine/types.ts";
 import type { BareStream } from "./bare-book.ts";
 
 /** The stream with each cancel's order id as text, in the order the cancels come (engine.ts Workload). */
@@ -132,26 +133,6 @@ export interface RecordsSink {
   depthChanged(marketId: number, atMicros: number): void;
 }
 
-export interface RecordsCreate {
-  readonly atMicros: number;
-  readonly marketId: number;
-  readonly exchangeId: number;
-  readonly accountId: number;
-  readonly ownerId: number;
-  readonly isBuy: boolean;
-  readonly orderType: string;
-  readonly timeInForce: string;
-  readonly priceTicks: number;
-  readonly qtyLots: number;
-}
-
-export interface RecordsCancel {
-  readonly atMicros: number;
-  readonly marketId: number;
-  readonly accountId: number;
-  readonly orderId: string;
-}
-
 /** Stands for an engine's order object: 16 fields, the size of src/engine's Order. */
 class OrderObject {
   constructor(
@@ -219,11 +200,14 @@ export class RecordsBook {
   }
 
   /** The row of the taker's final state, or the rule it breaks. */
-  createOrder(cmd: RecordsCreate): RecordRow | string {
+  createOrder(cmd: CreateOrderCommand): RecordRow | string {
     if (cmd.marketId !== this.marketId) return "marketId: no such market";
-    if (!Number.isSafeInteger(cmd.qtyLots) || cmd.qtyLots <= 0 || cmd.qtyLots > MAX_LOTS) return "qty: a whole number of lots in range";
+    const qty = cmd.qtyLots;
+    if (qty === undefined || !Number.isSafeInteger(qty) || qty <= 0 || qty > MAX_LOTS) return "qty: a whole number of lots in range";
     if (!Number.isSafeInteger(cmd.priceTicks) || cmd.priceTicks <= 0) return "limitPx: a positive whole number of ticks";
-    if (cmd.orderType !== "LIMIT" || cmd.timeInForce !== "GTC") return "orderType: this floor has LIMIT GTC only";
+    if (cmd.orderType !== "LIMIT" || cmd.timeInForce !== "GTC" || cmd.clientOrderId !== undefined || cmd.postOnly === true || cmd.reduceOnly === true) {
+      return "orderType: this floor has plain LIMIT GTC only";
+    }
     if (this.freeCount === 0) return "capacity: the slab is full";
     this.setNow(cmd.atMicros);
     const index = this.orderIds.take();
@@ -232,7 +216,6 @@ export class RecordsBook {
     const at = slot * STRIDE;
     const isBuy = cmd.isBuy;
     const price = cmd.priceTicks;
-    const qty = cmd.qtyLots;
     records[at + PRICE] = price;
     records[at + QTY] = qty;
     records[at + CUM] = 0;
@@ -305,8 +288,9 @@ export class RecordsBook {
   }
 
   /** The row of the cancelled order, or why it cannot be cancelled. */
-  cancelOrder(cmd: RecordsCancel): RecordRow | string {
+  cancelOrder(cmd: CancelOrderCommand): RecordRow | string {
     if (cmd.marketId !== this.marketId) return "marketId: no such market";
+    if (cmd.orderId === undefined) return "orderId: this floor cancels by orderId only";
     const index = this.orderIds.indexOf(cmd.orderId);
     if (index < 0) return "orderId: no such order";
     const slot = index < this.slotOfIndex.length ? this.slotOfIndex[index]! : 0;
