@@ -62,9 +62,9 @@
  * ceiling of this engine's own layout, and `shareOfPooledFloor` what its
  * bookkeeping costs against it (measured 2026-11-27, deep: the pooled
  * floor at 5.0-6.0M ops/s, within a third of the typed floor's pooled
- * figure, while the engine ran at 1.6M; read then as the gap being the
- * bookkeeping, not the layout, which the records floor below overturned:
- * the bookkeeping costs most where an object per order comes with it).
+ * figure, while the engine ran at 1.6M: on the deep book the gap is not
+ * the layout; the records floor below says it is how the engine's command
+ * path does its bookkeeping).
  *
  * Typed floors (lib/typed-bare-book.ts): the same bare book in typed arrays
  * (order records in one Int32Array, slots recycled, levels indexed by
@@ -81,9 +81,11 @@
  * arrays, with no object per resting order, then with one pooled object
  * per resting order as this engine keeps: `recordsFloorOpsPerSec`
  * {noObjects, pooledObjects}, and `shareOfRecordsFloor` (this engine's
- * rate over the first). It says what this engine could reach with that
- * layout, its bookkeeping kept (measured 2026-11-27, deep: 2.3-3.4M ops/s
- * without objects, 1.6-2.4M with them, beside this engine's 1.0-1.6M).
+ * rate over the first). It says what the same bookkeeping costs when done
+ * in one tight pass over flat state (measured 2026-11-27, deep: 2.3-3.4M
+ * ops/s without objects, 1.6-2.4M with them, beside this engine's 1.0-1.6M:
+ * the objects are not what holds this engine back, its command path is;
+ * docs/PERFORMANCE.md).
  *
  * Each engine runs the stream three times (after a full GC when --expose-gc
  * is on); the best run is reported (the machine is shared), with all three
