@@ -13,10 +13,12 @@
  *  2. INPUT_VALIDATION_ERROR, TRIGGER_IOC_MUST_NOT_EXPIRE_ERROR, NUMERIC_OVERFLOW_ERROR  request shape
  *  3. PRICE_QTY_BOUNDS_ERROR, NUMERIC_OVERFLOW_ERROR  as for createOrder
  *  4. ORDER_NOT_FOUND_ERROR            no live order with that id / client id
- *  5. MODIFY_ORDER_OTHER_ERROR         another account's order, another signer, a fired child
- *  6. INPUT_VALIDATION_ERROR           an immutable field differs (symbol, exchangeId, side,
- *                                      orderType, timeInForce, reduceOnly, clientOrderId,
- *                                      a GTT stop's expiry)
+ *  5. MODIFY_ORDER_OTHER_ERROR         another signer's order (of another account, or of the
+ *                                      same account signed by another wallet), a fired child
+ *  6. INPUT_VALIDATION_ERROR           an immutable field differs (accountId: the signer's own
+ *                                      order named under another of its accounts; symbol,
+ *                                      exchangeId, side, orderType, timeInForce, reduceOnly,
+ *                                      clientOrderId, a GTT stop's expiry)
  *  7. EMPTY_MODIFY_ERROR               nothing modifiable changes
  *  8. MODIFY_QTY_BELOW_FILLED_ERROR    qty not above cumQty
  *  9. TRIGGER_LIMIT_OUTSIDE_BAND_ERROR
@@ -61,14 +63,24 @@ function locate(core: EngineCore, cmd: ModifyOrderCommand): Order | EngineError 
   return order ?? fail("ORDER_NOT_FOUND_ERROR", `account ${cmd.accountId} has no live order with clientOrderId "${cmd.clientOrderId}"`);
 }
 
+/**
+ * The order must be the signer's own. Another signer's order is
+ * MODIFY_ORDER_OTHER_ERROR (spec: signerWallet "must match the resting
+ * order's signer"); the signer's own order named under another of its
+ * accounts is an immutable-field mismatch (accountId "immutable, must
+ * match"), checked with the others (checkImmutables).
+ */
 function checkOwnership(cmd: ModifyOrderCommand, order: Order): EngineError | null {
-  if (order.accountId !== cmd.accountId) return fail("MODIFY_ORDER_OTHER_ERROR", `order ${order.orderId} does not belong to account ${cmd.accountId}`);
-  if (order.ownerId !== cmd.ownerId) return fail("MODIFY_ORDER_OTHER_ERROR", `the signer of the modify is not the signer of order ${order.orderId}`);
+  if (order.ownerId !== cmd.ownerId) {
+    if (order.accountId !== cmd.accountId) return fail("MODIFY_ORDER_OTHER_ERROR", `order ${order.orderId} does not belong to account ${cmd.accountId}`);
+    return fail("MODIFY_ORDER_OTHER_ERROR", `the signer of the modify is not the signer of order ${order.orderId}`);
+  }
   if (order.isFiredChild) return fail("MODIFY_ORDER_OTHER_ERROR", `order ${order.orderId} is a fired stop: it can be cancelled, not modified`);
   return null;
 }
 
 function checkImmutables(cmd: ModifyOrderCommand, order: Order, market: Market): EngineError | null {
+  if (cmd.accountId !== order.accountId) return mismatch(order, "accountId", cmd.accountId, order.accountId);
   if (order.market !== market) return mismatch(order, "symbol", market.symbol, order.market.symbol);
   if (cmd.exchangeId !== order.exchangeId) return mismatch(order, "exchangeId", cmd.exchangeId, order.exchangeId);
   if (cmd.isBuy !== order.isBuy) return mismatch(order, "isBuy", cmd.isBuy, order.isBuy);

@@ -188,6 +188,18 @@ describe("modifyOrder: lookup and rules", () => {
     expect(rejected(h.modify(order, { ownerId: 9, priceTicks: 99 })).code).toBe("MODIFY_ORDER_OTHER_ERROR");
   });
 
+  it("is INPUT_VALIDATION_ERROR for the signer's own order named under another of its accounts (accountId is immutable)", () => {
+    const h = harness();
+    const order = h.buy(1, 100, 5);
+    const before = h.engine.dumpState();
+    // Owner 1 signs for accounts 1 and 3; the order is account 1's.
+    expect(rejected(h.modify(order, { accountId: 3, ownerId: 1, priceTicks: 99 }))).toEqual({
+      code: "INPUT_VALIDATION_ERROR",
+      message: `accountId 3 differs from order ${order.orderId}'s 1: it cannot be modified`,
+    });
+    expect(h.engine.dumpState()).toEqual(before);
+  });
+
   it("is INPUT_VALIDATION_ERROR when an immutable field differs (GTC and GTT cannot be flipped)", () => {
     const h = harness();
     const order = h.buy(1, 100, 5, { clientOrderId: "3" });
