@@ -62,19 +62,27 @@ export class RollingSum {
  * Last-trade prices over a rolling window, for pxChange24h: the change is
  * the last price minus the reference price, the last price at or before
  * `now - windowMicros` (or, when the window holds every trade seen, the
- * first price in it).
+ * first trade's price).
+ *
+ * The window keeps one price per time, the last trade's at that time (the
+ * trades of one block share its time), which is what "the last price at or
+ * before" reads; the very first trade's price is kept apart, since the
+ * first time's entry holds the last trade of that time, not the first.
  */
 export class PriceWindow {
   private readonly times: number[] = [];
   private readonly prices: bigint[] = [];
   private head = 0;
   private reference: bigint | undefined;
+  /** The first trade's price ever seen: the reference until a trade leaves the window. */
+  private first: bigint | undefined;
   private lastMicros = Number.MIN_SAFE_INTEGER;
 
   constructor(readonly windowMicros: number) {}
 
   add(atMicros: number, price: bigint): void {
     this.advance(atMicros);
+    if (this.first === undefined) this.first = price;
     const last = this.times.length - 1;
     if (last >= this.head && this.times[last] === atMicros) {
       this.prices[last] = price;
@@ -90,8 +98,7 @@ export class PriceWindow {
     const last = this.prices.length - 1;
     const lastPrice = last >= this.head ? this.prices[last]! : this.reference;
     if (lastPrice === undefined) return undefined;
-    const reference = this.reference ?? this.prices[this.head]!;
-    return lastPrice - reference;
+    return lastPrice - (this.reference ?? this.first!);
   }
 
   private advance(atMicros: number): void {
