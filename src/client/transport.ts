@@ -64,10 +64,15 @@ export interface OrderEntryTransport {
   request<Op extends OrderEntryOperation>(operation: Op, body: OrderEntryRequestBodies[Op]): Promise<OrderEntryResponse>;
 }
 
-/** orderHistory filters (spec 4.1): ms, inclusive, on lastUpdateAt. Rows come newest first, at most 100. */
+/**
+ * orderHistory filters (spec 4.1): ms, inclusive, on lastUpdateAt. Rows come
+ * newest first, at most 100. `cursor`: a page's meta.nextCursor, for the
+ * next (older) page with the same filters.
+ */
 export interface OrderHistoryQuery {
   startTime?: number;
   endTime?: number;
+  cursor?: string;
 }
 
 /** REST depth (spec 4.1): `limit` levels per side, default 100, at most 1000. */

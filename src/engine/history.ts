@@ -42,6 +42,8 @@ export interface HistoryQuery {
   /** Inclusive bounds on lastUpdateAt, in ms. */
   readonly startTimeMs?: number;
   readonly endTimeMs?: number;
+  /** Only rows older than this sequence number (a page cursor's row). */
+  readonly beforeSequence?: number;
   readonly limit?: number;
 }
 
@@ -61,14 +63,15 @@ export class OrderHistory {
     rows.push(update);
   }
 
-  /** The account's rows, newest first, filtered by lastUpdateAt (ms, inclusive). */
+  /** The account's rows, newest first, filtered by lastUpdateAt (ms, inclusive) and below `beforeSequence`. */
   rows(accountId: number, query: HistoryQuery = {}): OrderUpdate[] {
     const all = this.accounts.get(accountId)?.newestFirst() ?? [];
     const start = query.startTimeMs ?? -Infinity;
     const end = query.endTimeMs ?? Infinity;
+    const before = query.beforeSequence ?? Infinity;
     const selected = all.filter((row) => {
       const ms = microsToMillis(row.lastUpdateAtMicros);
-      return ms >= start && ms <= end;
+      return ms >= start && ms <= end && row.sequenceNumber < before;
     });
     return query.limit === undefined ? selected : selected.slice(0, query.limit);
   }

@@ -7,7 +7,9 @@
  * Wallet reads cover every account the wallet owns. An unknown (but well
  * formed) wallet reads as empty, like the real service.
  */
+import { decodeCursor, encodeCursor } from "../core/cursor.ts";
 import { microsToMillis } from "../core/time.ts";
+import type { OrderUpdate } from "../engine/events.ts";
 import type { HistoryQuery } from "../engine/history.ts";
 import { depthMessage, openOrderRow, orderHistoryRow, type WireDepth, type WireOrder } from "../engine/wire.ts";
 import type { AccountBalance, Position } from "../spec/account.ts";
@@ -16,6 +18,15 @@ import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import type { TransferPage, TransferQuery } from "../settlement/ledger.ts";
 import { compareIds } from "../core/ids.ts";
 import type { Exchange } from "./exchange.ts";
+
+/** The kind of the orderHistory listing's cursors (core/cursor.ts). */
+const ORDER_HISTORY_CURSOR = "o";
+
+/** An orderHistory page (spec 2.13 OrderHistoryList). */
+export interface OrderHistoryPage {
+  data: WireOrder[];
+  meta: { limit: number; startTime?: number; endTime?: number; nextCursor?: string };
+}
 
 export const EXECUTIONS_LIMIT_DEFAULT = 100;
 export const EXECUTIONS_LIMIT_MAX = 1000;
@@ -149,9 +160,36 @@ export class ExchangeQueries {
 
   /** orderHistory: newest first across the wallet's accounts, at most `limit` (<= 100), lastUpdateAt in [startTime, endTime]. */
   orderHistory(wallet: string, query: HistoryQuery & { limit: number }): WireOrder[] {
-    const rows = this.accountIds(wallet).flatMap((accountId) => this.exchange.history.rows(accountId, query));
+    return this.historyRows(wallet, query).slice(0, query.limit).map(orderHistoryRow);
+  }
+
+  /**
+   * The orderHistory page (OrderHistoryList) of a REST read: `orderHistory`'s
+   * rows, older than the row `cursor` names when given, and a meta that
+   * echoes the limit and the time filters and carries `nextCursor` (kind
+   * "o": the last row's sequenceNumber) when older rows match. The cursor
+   * reaches rows that paging by endTime cannot: more than a page of rows
+   * with one lastUpdateAt (a cancelAll's). Throws CursorError for a cursor
+   * this listing did not issue.
+   */
+  orderHistoryPage(wallet: string, query: HistoryQuery & { limit: number; cursor?: string }): OrderHistoryPage {
+    const rowsQuery: HistoryQuery & { limit: number } =
+      query.cursor === undefined ? query : { ...query, beforeSequence: Number(decodeCursor(ORDER_HISTORY_CURSOR, query.cursor)) };
+    const rows = this.historyRows(wallet, rowsQuery);
+    const data = rows.slice(0, query.limit).map(orderHistoryRow);
+    const meta: OrderHistoryPage["meta"] = { limit: query.limit };
+    if (query.startTimeMs !== undefined) meta.startTime = query.startTimeMs;
+    if (query.endTimeMs !== undefined) meta.endTime = query.endTimeMs;
+    if (rows.length > query.limit) meta.nextCursor = encodeCursor(ORDER_HISTORY_CURSOR, data[data.length - 1]!.sequenceNumber!);
+    return { data, meta };
+  }
+
+  /** Every matching history row of the wallet's accounts, newest first (at most limit + 1 per account: enough to fill a page and know whether more follow). */
+  private historyRows(wallet: string, query: HistoryQuery & { limit: number }): OrderUpdate[] {
+    const perAccount: HistoryQuery = { ...query, limit: query.limit + 1 };
+    const rows = this.accountIds(wallet).flatMap((accountId) => this.exchange.history.rows(accountId, perAccount));
     rows.sort((a, b) => b.sequenceNumber - a.sequenceNumber);
-    return rows.slice(0, query.limit).map(orderHistoryRow);
+    return rows;
   }
 
   transfers(wallet: string, query: TransferQuery): TransferPage {

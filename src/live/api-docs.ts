@@ -155,8 +155,9 @@ export const REST_ROUTES: readonly RestRoute[] = [
   get("getWalletOrderHistory", "/v2/wallet/{address}/orderHistory", "Wallet data", "Order history (one row per order update)", OrderHistoryList, {
     limit: { default: ORDER_HISTORY_LIMIT_MAX, max: ORDER_HISTORY_LIMIT_MAX },
     timeFilter: "lastUpdateAt",
+    cursor: true,
     description:
-      "Newest first, at most 100 rows. To page back, pass endTime = the oldest row's lastUpdateAt and drop the rows already seen (by orderId and sequenceNumber). meta echoes limit, startTime and endTime.",
+      "Newest first, at most 100 rows. To page back, pass meta.nextCursor (present when older rows match) as `cursor` with the same filters; or pass endTime = the oldest row's lastUpdateAt and drop the rows already seen (by sequenceNumber), which cannot get past more than a page of rows with one lastUpdateAt. meta echoes limit, startTime and endTime.",
   }),
   get("getWalletTransfers", "/v2/wallet/{address}/transfers", "Wallet data", "Account ledger entries", TransferList, {
     limit: { default: TRANSFER_PAGE_LIMIT_DEFAULT, max: TRANSFER_PAGE_LIMIT_MAX },

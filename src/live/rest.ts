@@ -16,7 +16,8 @@
  *   executionBusts routes of markets and wallets (PerpExecutionList,
  *   SpotExecutionList, ExecutionBustList). `meta` (PaginationMeta) always
  *   carries the effective `limit` and echoes `startTime`/`endTime` when they
- *   were given; transfers adds `nextCursor` when an older page exists.
+ *   were given; orderHistory and transfers add `nextCursor` when an older
+ *   page exists.
  * - Query parameters. `limit` (integer >= 1): orderHistory default and
  *   maximum 100; depth default 100, maximum 1000 (levels per side);
  *   executions, busts and transfers default 100, maximum 1000.
@@ -25,8 +26,11 @@
  *   `type` (a TransferType) and `cursor` (the opaque meta.nextCursor of the
  *   previous page; pass the same filters again). orderHistory pages back by
  *   endTime (the oldest row's lastUpdateAt; drop the overlap by
- *   sequenceNumber), as the spec describes. Unknown query parameters are
- *   ignored; a known one given twice is an error.
+ *   sequenceNumber), as the spec describes, or by `cursor` (its
+ *   meta.nextCursor, present when older rows match), which also reaches
+ *   past more than a page of rows with one lastUpdateAt (the spec leaves
+ *   orderHistory's paging parameters "not shown"). Unknown query
+ *   parameters are ignored; a known one given twice is an error.
  * - GET /v2/wallet/{address}/accounts: array of WalletAccount
  *   `{accountId, ownerWallet, signers}` (addresses lowercase, signers sorted,
  *   the owner included).
@@ -63,7 +67,8 @@
  * log (`driver.whenDurable`), so a crash never loses an answered request.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CursorError, type TransferQuery } from "../settlement/ledger.ts";
+import { CursorError } from "../core/cursor.ts";
+import type { TransferQuery } from "../settlement/ledger.ts";
 import { TRANSFER_TYPES } from "../spec/enums.ts";
 import type { RequestErrorCode } from "../spec/errors.ts";
 import { quote } from "../exchange/gateway/validate/errors.ts";
@@ -265,14 +270,15 @@ function readHandlers(context: LiveContext): Record<string, ReadHandler> {
     getMarketSpotExecutions: (params, query) => records((count) => queries.spotExecutionsOfMarket(market(params, "spot"), count), query),
     getMarketExecutionBusts: (params, query) => records((count) => queries.bustsOfMarket(market(params), count), query),
     getAssetOraclePrices: () => queries.assetOraclePrices(),
-    getWalletOrderHistory: ({ address }, query) => ({
-      data: queries.orderHistory(address!, {
-        limit: query.limit,
-        ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
-        ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
-      }),
-      meta: pageMeta(query),
-    }),
+    getWalletOrderHistory: ({ address }, query) =>
+      paged(() =>
+        queries.orderHistoryPage(address!, {
+          limit: query.limit,
+          ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
+          ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        }),
+      ),
     getWalletTransfers: ({ address }, query) => transfers(context, address!, query),
     getWalletOpenOrders: ({ address }) => queries.openOrders(address!),
     getWalletPerpExecutions: ({ address }, query) => records((count) => queries.perpExecutionsOfWallet(address!, count), query),
@@ -291,8 +297,13 @@ function transfers(context: LiveContext, address: string, query: ReadQuery): unk
   if (query.startTime !== undefined) ledgerQuery.startTime = query.startTime;
   if (query.endTime !== undefined) ledgerQuery.endTime = query.endTime;
   if (query.cursor !== undefined) ledgerQuery.cursor = query.cursor;
+  return paged(() => context.queries.transfers(address, ledgerQuery));
+}
+
+/** A cursor-paged listing's page; a cursor it did not issue is INPUT_VALIDATION_ERROR. */
+function paged<T>(page: () => T): T {
   try {
-    return context.queries.transfers(address, ledgerQuery);
+    return page();
   } catch (error) {
     if (error instanceof CursorError) throw invalid(error.message);
     throw error;

@@ -7,12 +7,15 @@
  * The ledger stores and lists; it computes nothing. The amounts and each
  * entry's netDepositsAfter come from the risk layer, which owns balances.
  *
- * Cursor: the entry id of the last row returned, base64url-encoded, so
- * clients treat it as opaque; the next page starts strictly after (older
- * than) that entry. Entry ids come from one counter, so they are unique and
- * increase with time across all accounts.
+ * Cursor (core/cursor.ts, kind "t"): the entry id of the last row returned;
+ * the next page starts strictly after (older than) that entry. Entry ids
+ * come from one counter, so they are unique and increase with time across
+ * all accounts.
  */
+import { CursorError, decodeCursor, encodeCursor } from "../core/cursor.ts";
 import { microsToMillis, type Micros } from "../core/time.ts";
+
+export { CursorError };
 
 export interface LedgerLeg {
   /** ms: when the leg has its own time (the risk layer's entries do), it is the entry's timestamp. */
@@ -57,12 +60,11 @@ export interface TransferPage {
   meta: { nextCursor?: string; limit: number; startTime?: number; endTime?: number };
 }
 
+/** The kind of the transfers listing's cursors (core/cursor.ts). */
+const TRANSFER_CURSOR = "t";
+
 export const TRANSFER_PAGE_LIMIT_DEFAULT = 100;
 export const TRANSFER_PAGE_LIMIT_MAX = 1000;
-
-export class CursorError extends Error {
-  override readonly name = "CursorError";
-}
 
 export class Ledger {
   /**
@@ -114,7 +116,7 @@ export class Ledger {
   /** Entries of several accounts (a wallet's), newest first, filtered and paged. */
   list(accountIds: readonly number[], query: TransferQuery = {}): TransferPage {
     const limit = query.limit ?? TRANSFER_PAGE_LIMIT_DEFAULT;
-    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const before = query.cursor === undefined ? undefined : decodeCursor(TRANSFER_CURSOR, query.cursor);
     const matching: TransferEntry[] = [];
     for (const accountId of accountIds) {
       const entries = this.byAccount.get(accountId) ?? [];
@@ -135,7 +137,7 @@ export class Ledger {
     const meta: TransferPage["meta"] = { limit };
     if (query.startTime !== undefined) meta.startTime = query.startTime;
     if (query.endTime !== undefined) meta.endTime = query.endTime;
-    if (matching.length > limit) meta.nextCursor = encodeCursor(data[data.length - 1]!.id);
+    if (matching.length > limit) meta.nextCursor = encodeCursor(TRANSFER_CURSOR, data[data.length - 1]!.id);
     return { data, meta };
   }
 
@@ -152,13 +154,3 @@ function isZeroText(amount: string): boolean {
   return /^-?0(\.0*)?$/.test(amount);
 }
 
-function encodeCursor(id: string): string {
-  return Buffer.from(`t:${id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): bigint {
-  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString() : "";
-  const match = /^t:(\d{1,20})$/.exec(text);
-  if (match === null) throw new CursorError(`cursor "${cursor}" is not a cursor this service issued`);
-  return BigInt(match[1]!);
-}

@@ -17,6 +17,7 @@
  * Promises settle inside kernel events; the world's `pendingContinuations`
  * flag tells the runner to let their continuations run before time moves.
  */
+import { CursorError } from "../core/cursor.ts";
 import type { DepthQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
 import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecution } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
@@ -122,14 +123,19 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   }
 
   orderHistory(wallet: string, query: OrderHistoryQuery = {}): Promise<TolerantOrderHistoryList> {
-    return this.read(() => ({
-      data: this.world.queries.orderHistory(wallet, {
-        limit: ORDER_HISTORY_LIMIT,
-        ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
-        ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
-      }) as TolerantOrder[],
-      meta: { limit: ORDER_HISTORY_LIMIT, ...(query.startTime === undefined ? {} : { startTime: query.startTime }), ...(query.endTime === undefined ? {} : { endTime: query.endTime }) },
-    }));
+    return this.read(() => {
+      try {
+        return this.world.queries.orderHistoryPage(wallet, {
+          limit: ORDER_HISTORY_LIMIT,
+          ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
+          ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        }) as TolerantOrderHistoryList;
+      } catch (error) {
+        if (error instanceof CursorError) throw new ConnectionError(`INPUT_VALIDATION_ERROR: ${error.message}`);
+        throw error;
+      }
+    });
   }
 
   depth(symbol: string, query: DepthQuery = {}): Promise<Depth> {

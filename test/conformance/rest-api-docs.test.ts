@@ -122,6 +122,7 @@ describe("OpenAPI (REST)", () => {
       limit: { type: "integer", minimum: 1, maximum: 100, default: 100 },
       startTime: { $ref: "#/components/schemas/UnsignedInteger" },
       endTime: { $ref: "#/components/schemas/UnsignedInteger" },
+      cursor: { type: "string" },
     });
     expect(Object.keys(query("/wallet/{address}/transfers"))).toEqual(["limit", "startTime", "endTime", "type", "cursor"]);
     expect(Object.keys(query("/wallet/{address}/perpExecutions"))).toEqual(["limit", "startTime", "endTime"]);

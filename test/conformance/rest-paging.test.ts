@@ -2,7 +2,8 @@
  * Paging, limits and time filters of the REST listings over a real socket:
  * orderHistory (newest first, at most 100, startTime/endTime inclusive on
  * lastUpdateAt, meta echoing them, paging back by endTime with the overlap
- * removed by sequenceNumber), transfers (opaque cursor, type and time
+ * removed by sequenceNumber, or by the opaque cursor, which also gets past
+ * more than a page of rows with one lastUpdateAt), transfers (opaque cursor, type and time
  * filters), executions (time filters and limit), and the depth limit
  * (default 100 levels per side, at most 1000).
  */
@@ -40,14 +41,14 @@ afterAll(async () => {
 describe("orderHistory", () => {
   it("returns at most 100 rows, newest first, and meta echoes the limit", async () => {
     const page = await historyPage("");
-    expect(page.meta).toEqual({ limit: 100 });
+    expect(page.meta).toEqual({ limit: 100, nextCursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
     expect(page.data).toHaveLength(100);
     const sequence = page.data.map((row: any) => row.sequenceNumber);
     expect(sequence).toEqual([...sequence].sort((a: number, b: number) => b - a));
     expect(page.data[0]).toMatchObject({ status: "CANCELLED", lastUpdateAt: groupTimes[5] });
     expect(await historyPage("?limit=100")).toEqual(page);
     const seven = await historyPage("?limit=7");
-    expect(seven).toEqual({ data: page.data.slice(0, 7), meta: { limit: 7 } });
+    expect(seven).toEqual({ data: page.data.slice(0, 7), meta: { limit: 7, nextCursor: expect.any(String) } });
   });
 
   it("filters on lastUpdateAt with inclusive bounds, and meta echoes them", async () => {
@@ -84,6 +85,45 @@ describe("orderHistory", () => {
     expect(placed).toHaveLength(60);
     expect(cancelled).toHaveLength(60);
     expect(new Set(cancelled.map((row) => row.orderId))).toEqual(new Set(placed.map((row) => row.orderId)));
+  });
+
+  it("pages by cursor through the whole history, each row once, also past more than a page of rows with one lastUpdateAt", async () => {
+    // 110 orders placed and cancelled at one virtual time: 220 rows with one lastUpdateAt.
+    await w.advance(1_000);
+    const tie = w.nowMs();
+    for (let i = 0; i < 110; i++) await w.rest(w.alice, { isBuy: true, qty: "0.001", limitPx: (1500 + i).toFixed(2) });
+    expect((await w.entry("cancelAll", w.cancelAll(w.alice, {}))).cancelledCount).toBe(110);
+    // Paging by endTime stops at the tie: every page is the same 100 newest rows.
+    const byTime = await historyPage(`?endTime=${tie}`);
+    expect((await historyPage(`?endTime=${byTime.data[99].lastUpdateAt}`)).data).toEqual(byTime.data);
+    const sequence: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await historyPage(`?limit=64${cursor === undefined ? "" : `&cursor=${cursor}`}`);
+      pages++;
+      expect(page.data.length).toBeGreaterThan(0);
+      sequence.push(...page.data.map((row: any) => row.sequenceNumber));
+      cursor = page.meta.nextCursor;
+      expect(page.meta).toEqual(cursor === undefined ? { limit: 64 } : { limit: 64, nextCursor: cursor });
+    } while (cursor !== undefined && pages < 20);
+    expect(sequence).toHaveLength(120 + 220);
+    expect(sequence).toEqual([...sequence].sort((a, b) => b - a));
+    expect(new Set(sequence).size).toBe(sequence.length);
+    // The cursor keeps the filters of its page: the tie alone, in two pages.
+    const first = await historyPage(`?startTime=${tie}&endTime=${tie}`);
+    const second = await historyPage(`?startTime=${tie}&endTime=${tie}&cursor=${first.meta.nextCursor}`);
+    expect(first.meta).toEqual({ limit: 100, startTime: tie, endTime: tie, nextCursor: expect.any(String) });
+    expect(first.data.length + second.data.length).toBeLessThanOrEqual(220);
+    expect(second.data.every((row: any) => row.lastUpdateAt === tie && row.sequenceNumber < first.data[99].sequenceNumber)).toBe(true);
+  });
+
+  it("refuses a cursor it did not issue (INPUT_VALIDATION_ERROR), a transfers cursor included", async () => {
+    for (const cursor of ["junk", "dDox", Buffer.from("o:x").toString("base64url"), "%00"]) {
+      const answer = await w.get(`/v2/wallet/${w.alice.address}/orderHistory?cursor=${cursor}`);
+      expect(answer.status, cursor).toBe(400);
+      expect(answer.body, cursor).toMatchObject({ error: "INPUT_VALIDATION_ERROR", message: expect.stringContaining("cursor") });
+    }
   });
 });
 
