@@ -183,8 +183,9 @@ function single(url: URL, name: string): string | undefined {
 function integerParam(url: URL, name: string): number | undefined {
   const text = single(url, name);
   if (text === undefined) return undefined;
-  const value = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw invalid(`${name} ${quote(text)} is not a non-negative integer`);
+  if (!/^\d+$/.test(text)) throw invalid(`${name} ${quote(text)} is not a non-negative integer`);
+  const value = text.length <= 16 ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value)) throw invalid(`${name} ${quote(text)} is beyond the safe integer range (at most ${Number.MAX_SAFE_INTEGER})`);
   return value;
 }
 

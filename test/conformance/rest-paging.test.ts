@@ -245,6 +245,10 @@ describe("depth limit", () => {
     expect((await w.ok(`${path}?limit=120`)).asks).toEqual(max.asks);
     expect((await w.ok(`${path}?limit=3`)).asks).toEqual(max.asks.slice(0, 3));
     expect((await w.get(`${path}?limit=1001`)).status).toBe(400);
+    const huge = await w.get(`${path}?limit=99999999999999999`);
+    expect(huge.status).toBe(400);
+    expect(huge.body).toEqual({ error: "INPUT_VALIDATION_ERROR", message: `limit "99999999999999999" is beyond the safe integer range (at most ${Number.MAX_SAFE_INTEGER})` });
+    expect((await w.get(`${path}?limit=-1`)).body.message).toBe(`limit "-1" is not a non-negative integer`);
     expect(byDefault.updatedAt).toBeGreaterThanOrEqual(START_MICROS / 1000);
   });
 });
