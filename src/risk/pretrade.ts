@@ -178,6 +178,22 @@ function effectiveQtyOf(position: PositionState | undefined): Qty {
   return position === undefined ? 0n : effectiveQty(position);
 }
 
+/**
+ * A reduce-only side of a match must reduce the side's settled position:
+ * the opposite sign, and no more than it holds. The engine admitted the
+ * order against the position with pending matches counted; by the block,
+ * a bust of the match that opened it, a liquidation or an ADL may have
+ * shrunk or closed it, and the chain refuses a reduce-only fill that would
+ * then open or grow a position (a bust, `ReduceOnlyViolation`: an
+ * unmodeled contract error, spec 2.16).
+ */
+function reduceOnlyViolation(account: AccountState, marketId: number, position: PositionState | undefined, delta: Qty): BustReason | null {
+  const q = settledQty(position);
+  const reduces = q !== 0n && (q > 0n) !== (delta > 0n) && abs(delta) <= abs(q);
+  if (reduces) return null;
+  return { reasonName: "ReduceOnlyViolation", args: { accountId: account.id, marketId, position: formatScaled(q, 18), delta: formatScaled(delta, 18) } };
+}
+
 function settledQty(position: PositionState | undefined): Qty {
   return position === undefined ? 0n : position.q;
 }
@@ -258,6 +274,10 @@ export function validateMatch(state: RiskState, match: MatchTerms, atMicros: num
   }
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);
+  const reduceOnly =
+    (match.makerReduceOnly === true ? reduceOnlyViolation(maker, match.marketId, makerPosition, -takerDelta) : null) ??
+    (match.takerReduceOnly === true ? reduceOnlyViolation(taker, match.marketId, takerPosition, takerDelta) : null);
+  if (reduceOnly !== null) return reduceOnly;
   const split = takerFeeSplit(state, taker.wallet, refreshTier(state, taker.wallet, atMicros), qty * price);
   // The maker first, then the taker (who pays its fee net of its rebate).
   const makerFailure = fillMarginShortfall(makerPosition, maker, market, { delta: -takerDelta, price, fee: 0n, atMicros, settled: true });

@@ -87,9 +87,15 @@ export interface Match {
 
 /**
  * What checkFill and validateMatch read of a match: the engine's
- * FillProposal (which has no fillId yet) fits as it is.
+ * FillProposal (which has no fillId yet) fits as it is. The reduce-only
+ * flags (the engine's Fill: the order's flag, or a fired stop's child) ask
+ * settlement to refuse a fill that would not reduce that side's settled
+ * position; absent is false.
  */
-export type MatchTerms = Omit<Match, "fillId" | "makerOrderId">;
+export type MatchTerms = Omit<Match, "fillId" | "makerOrderId"> & {
+  readonly takerReduceOnly?: boolean;
+  readonly makerReduceOnly?: boolean;
+};
 
 /** An order asking to enter the book (pre-trade check input). */
 export interface OrderIntent {
@@ -257,7 +263,11 @@ export type BustReason =
       readonly required: string;
       readonly available: string;
     }
-  | { readonly reasonName: "OpenInterestCapExceeded"; readonly args: { readonly marketId: number; readonly oiQty: string; readonly oiCap: string } };
+  | { readonly reasonName: "OpenInterestCapExceeded"; readonly args: { readonly marketId: number; readonly oiQty: string; readonly oiCap: string } }
+  | {
+      readonly reasonName: "ReduceOnlyViolation";
+      readonly args: { readonly accountId: number; readonly marketId: number; readonly position: string; readonly delta: string };
+    };
 
 /** One price level of a book side, in the engine's units. */
 export interface BookLevel {
