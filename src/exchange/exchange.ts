@@ -351,6 +351,23 @@ export class Exchange {
     this.emit({ kind: "perpExecution", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
     this.bookLedger(applied.ledger);
     this.afterPositionChange(this.marketIdOf(record.symbol), accountIds);
+    this.publishCreditedBalances(applied.ledger, accountIds);
+  }
+
+  /**
+   * The balances of the accounts an execution's ledger credits beyond its
+   * taker and maker (whose balances afterPositionChange publishes): the
+   * taker's referrer and the pool (fee credits), so that their
+   * accountBalances streams move with the transfers that moved them.
+   */
+  private publishCreditedBalances(ledger: readonly LedgerEntry[], published: readonly number[]): void {
+    let credited: number[] | undefined;
+    for (const entry of ledger) {
+      const accountId = entry.accountId;
+      if (published.includes(accountId) || credited?.includes(accountId) === true) continue;
+      (credited ??= []).push(accountId);
+    }
+    if (credited !== undefined) this.publishBalances(credited);
   }
 
   private publishSpotExecution(applied: AppliedSpotExecution, match: PendingMatch): void {
@@ -361,6 +378,7 @@ export class Exchange {
     this.emit({ kind: "spotExecution", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
     this.bookLedger(applied.ledger);
     this.publishBalances(accountIds);
+    this.publishCreditedBalances(applied.ledger, accountIds);
   }
 
   private publishBust(record: ExecutionBust, _match: PendingMatch): void {

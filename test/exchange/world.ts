@@ -1,0 +1,94 @@
+/**
+ * A small Exchange world for settlement tests: trusted mode, accounts with
+ * deposits (tier 3, so that neither rate limits nor open-order caps get in
+ * the way), index and oracle prices for ETH, signed-shaped createOrder
+ * requests, 100 ms steps of the timers (blocks), and every output kept.
+ */
+import { expect } from "vitest";
+import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig } from "../../src/exchange/config.ts";
+import { Exchange } from "../../src/exchange/exchange.ts";
+import type { ExchangeInput } from "../../src/exchange/inputs.ts";
+import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
+import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
+
+export const T0 = 1_767_225_600_000_000;
+export const ETH = "ETHRUSDPERP";
+export const wallet = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+
+/** An Exchange in trusted mode with the few inputs these cases need, its outputs kept. */
+export class World {
+  readonly exchange: Exchange;
+  readonly outputs: ExchangeOutput[] = [];
+  now = T0;
+  private readonly nonces = new Map<number, number>();
+  private readonly wallets = new Map<number, string>();
+
+  constructor() {
+    const config = defaultExchangeConfig(DEFAULT_SIGNING_CONFIG, { gateway: { ...DEFAULT_GATEWAY_CONFIG, verifySignatures: false } });
+    this.exchange = new Exchange({ config, startMicros: T0, seed: 1 });
+    this.exchange.subscribe((output) => this.outputs.push(output));
+  }
+
+  handle(input: ExchangeInput): { ok: boolean; payload?: any } {
+    return this.exchange.handle(input, this.now) as { ok: boolean; payload?: any };
+  }
+
+  account(n: number, rUSD: string): number {
+    const answer = this.handle({ kind: "admin", admin: { action: "createAccount", wallet: wallet(n), deposits: { rUSD } } });
+    expect(answer.ok).toBe(true);
+    const accountId = answer.payload.accountId as number;
+    this.wallets.set(accountId, wallet(n));
+    this.handle({ kind: "admin", admin: { action: "wallet", wallet: wallet(n), rateTier: 3 } });
+    return accountId;
+  }
+
+  walletOf(accountId: number): string {
+    return this.wallets.get(accountId)!;
+  }
+
+  prices(eth: string): void {
+    this.handle({ kind: "prices", prices: [{ asset: "WETH", price: eth }, { symbol: ETH, price: eth }] });
+  }
+
+  order(accountId: number, isBuy: boolean, limitPx: string, qty: string, timeInForce: "GTC" | "IOC" = "GTC", reduceOnly = false): any {
+    const nonce = (this.nonces.get(accountId) ?? 0) + 1;
+    this.nonces.set(accountId, nonce);
+    const body: Record<string, unknown> = {
+      exchangeId: 1,
+      symbol: ETH,
+      accountId,
+      isBuy,
+      limitPx,
+      qty,
+      orderType: "LIMIT",
+      timeInForce,
+      signature: `0x${"11".repeat(65)}`,
+      nonce: String(nonce),
+      signerWallet: this.wallets.get(accountId),
+      deadline: Math.floor(this.now / 1e6) + (timeInForce === "IOC" ? 60 : 86_400),
+    };
+    if (timeInForce === "IOC") body["reduceOnly"] = reduceOnly;
+    const answer = this.handle({ kind: "request", op: "createOrder", body } as ExchangeInput);
+    expect(answer.ok, JSON.stringify(answer)).toBe(true);
+    return answer.payload;
+  }
+
+  /** Runs the timers (blocks every 100 ms) for `micros`. */
+  advance(micros: number): void {
+    const end = this.now + micros;
+    while (this.now < end) {
+      this.now = Math.min(end, this.now + 100_000);
+      this.exchange.advanceTo(this.now);
+    }
+  }
+
+  /** The account's settled position in ETH, as the wire reports it (qty and side), or undefined. */
+  position(accountId: number): { qty: string; side: string } | undefined {
+    const position = this.exchange.risk.positions(accountId).find((one) => one.symbol === ETH);
+    return position === undefined ? undefined : { qty: position.qty, side: position.side };
+  }
+
+  of<K extends ExchangeOutput["kind"]>(kind: K): Extract<ExchangeOutput, { kind: K }>[] {
+    return this.outputs.filter((output): output is Extract<ExchangeOutput, { kind: K }> => output.kind === kind);
+  }
+}
