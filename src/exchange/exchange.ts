@@ -26,7 +26,7 @@ import { OrderHistory } from "../engine/history.ts";
 import { ManualScheduler } from "../engine/timers.ts";
 import type { Fill, MarketSpec } from "../engine/types.ts";
 import { depthMessage, orderEventRow } from "../engine/wire.ts";
-import { RiskEngine } from "../risk/risk.ts";
+import { RiskEngine, type FeedPrice } from "../risk/risk.ts";
 import type { AppliedPerpExecution, AppliedSpotExecution, LedgerEntry, PositionView } from "../risk/types.ts";
 import { Chain, type BlockInfo } from "../settlement/chain.ts";
 import { Ledger } from "../settlement/ledger.ts";
@@ -439,13 +439,15 @@ export class Exchange {
       if (!checked.ok) return { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: checked.problem } };
       canonical.push(checked.price);
     }
-    for (const [index, item] of input.prices.entries()) {
-      const update = this.applyPrice(item, canonical[index]!, atMicros);
-      for (const change of update.markChanges) {
-        this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markPriceTicks });
-      }
-      this.applyLiquidations(update.liquidation);
+    // All the items move the feeds together; then the marks reach the engine (stops) and one liquidation pass runs.
+    const update = this.risk.setFeedPrices(
+      input.prices.map((item, index) => this.feedPrice(item, canonical[index]!)),
+      atMicros,
+    );
+    for (const change of update.markChanges) {
+      this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markPriceTicks });
     }
+    this.applyLiquidations(update.liquidation);
     this.emit({ kind: "oraclePrices", prices: this.risk.assetOraclePrices(atMicros) as never });
     return { ok: true, payload: { updated: input.prices.length } };
   }
@@ -466,12 +468,13 @@ export class Exchange {
     return { ok: true, price: formatE18(scaled) };
   }
 
-  private applyPrice(item: PriceInput["prices"][number], price: string, atMicros: Micros) {
-    if (item.asset !== undefined) return this.risk.setIndexPrice(item.asset, price, atMicros);
+  /** A checked price item as the feed it moves: an asset's index, a perp's oracle, or (a spot symbol) its base asset's index. */
+  private feedPrice(item: PriceInput["prices"][number], price: string): FeedPrice {
+    if (item.asset !== undefined) return { asset: item.asset, price };
     const market = this.marketsBySymbol.get(item.symbol!)!;
-    if (market.kind === "perp") return this.risk.setOraclePrice(market.marketId, price, atMicros);
+    if (market.kind === "perp") return { marketId: market.marketId, price };
     const spot = this.config.risk.spotMarkets.find((candidate) => candidate.symbol === market.symbol)!;
-    return this.risk.setIndexPrice(spot.baseAsset, price, atMicros);
+    return { asset: spot.baseAsset, price };
   }
 
   /** Every summary cadence: feed each book to the risk layer (impact price, mid), then publish summaries. */

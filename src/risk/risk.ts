@@ -87,6 +87,9 @@ export interface RiskEngineOptions {
 
 export type BalanceResult = { readonly ok: true; readonly ledger: readonly LedgerEntry[] } | { readonly ok: false; readonly rejection: RiskRejection };
 
+/** One price of a feed update: an asset's index price, or a perp market's exchange-mark oracle. */
+export type FeedPrice = { readonly asset: string; readonly marketId?: undefined; readonly price: string } | { readonly asset?: undefined; readonly marketId: number; readonly price: string };
+
 export interface PriceUpdate {
   readonly markChanges: readonly MarkChange[];
   readonly liquidation: LiquidationOutcome;
@@ -206,6 +209,28 @@ export class RiskEngine {
 
   setOraclePrice(marketId: number, price: string, atMicros: number): PriceUpdate {
     return this.afterPrices(setOraclePrice(this.state, marketId, toE18(price, "oraclePrice", { signed: false }), atMicros), atMicros);
+  }
+
+  /**
+   * The feed prices of one input (index prices by asset, exchange-mark
+   * oracles by perp market), applied together, then one liquidation pass:
+   * nobody is liquidated at a mark that only existed between two items of
+   * the same update (the new index with the old oracle). `markChanges`
+   * holds each market's final mark once, in the order the markets first
+   * changed.
+   */
+  setFeedPrices(items: readonly FeedPrice[], atMicros: number): PriceUpdate {
+    const changes: MarkChange[] = [];
+    for (const item of items) {
+      const price = toE18(item.price, "oraclePrice", { signed: false });
+      const moved = item.asset !== undefined ? setIndexPrice(this.state, item.asset, price, atMicros) : setOraclePrice(this.state, item.marketId!, price, atMicros);
+      for (const change of moved) {
+        const at = changes.findIndex((known) => known.marketId === change.marketId);
+        if (at < 0) changes.push(change);
+        else changes[at] = change;
+      }
+    }
+    return this.afterPrices(changes, atMicros);
   }
 
   setBook(marketId: number, view: BookView, atMicros: number): PriceUpdate {

@@ -1,0 +1,33 @@
+/**
+ * One prices input moves its feeds together. The simulator's oracle (and
+ * any client of the admin prices route) sends an asset's index and its
+ * perp's exchange-mark oracle in one input; the liquidation pass runs once,
+ * after both, at the mark the whole update sets, and the engine sees that
+ * mark only. Before (found by an audit, session 20) a pass ran after each
+ * item, and the index alone moved the mark halfway: ADL closed positions at
+ * 2850 while the update's mark was 2700.
+ */
+import { describe, expect, it } from "vitest";
+import { ETH, World } from "./world.ts";
+
+describe("a prices input that moves index and oracle together", () => {
+  it("liquidates and deleverages at the mark the whole update sets", () => {
+    const w = new World();
+    const long = w.account(0xa2, "1000");
+    const short = w.account(0xa3, "100000");
+    w.prices("3000");
+    w.order(short, false, "3000", "5");
+    w.order(long, true, "3000", "5", "IOC");
+    w.advance(1_000_000);
+    expect(w.position(long)).toEqual({ qty: "5", side: "B" });
+    const before = w.outputs.length;
+    w.prices("2700");
+    const mark = w.exchange.risk.marketSummaries(w.now).find((summary) => summary.symbol === ETH)!.markPrice;
+    expect(mark).toBe("2700");
+    const closes = w.outputs.slice(before).filter((output) => output.kind === "perpExecution").map((output: any) => output.record);
+    expect(closes.length).toBeGreaterThan(0);
+    expect(closes.every((record: any) => record.type === "LIQUIDATION" || record.type === "ADL")).toBe(true);
+    expect(new Set(closes.map((record: any) => record.price))).toEqual(new Set([mark]));
+    expect(w.position(long)).toBeUndefined();
+  });
+});
