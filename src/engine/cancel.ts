@@ -77,7 +77,7 @@ export function cancelAll(core: EngineCore, cmd: CancelAllCommand): EngineResult
   let cancelledCount = 0;
   for (const order of core.accounts.liveOrdersOf(cmd.accountId)) {
     if (market !== undefined && order.market !== market) continue;
-    core.cancel(order, "MASS_CANCEL");
+    core.cancel(order, cmd.reason ?? "MASS_CANCEL");
     cancelledCount += 1;
   }
   return { ok: true, cancelledCount };

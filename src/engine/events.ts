@@ -62,7 +62,7 @@ export const CANCEL_REASON_MESSAGES: Readonly<Record<CancelReason, string>> = {
   MASS_CANCEL: "cancelled by cancelAll",
   CANCEL_ALL_AFTER: "cancelled by the account's cancelAllAfter timer",
   FEED_RESET: "order view reset",
-  RISK_CANCELLED: "resting order cancelled by the pre-trade risk check",
+  RISK_CANCELLED: "resting order cancelled by risk: a margin check at match time, or its account's liquidation",
   RISK_REJECTED: "order remainder rejected by the pre-trade risk check",
   OCO_SIBLING_FIRED: "the other stop of the pair fired",
   POSITION_CLOSED: "the position this order protects or reduces is closed",

@@ -180,6 +180,8 @@ export interface CancelAllCommand {
   readonly accountId: number;
   /** Omit to cancel in every market of the account. */
   readonly marketId?: number;
+  /** The orders' cancel reason: MASS_CANCEL (a client's cancelAll, the default), or the exchange's own (RISK_CANCELLED for a liquidated account). */
+  readonly reason?: CancelReason;
 }
 
 export interface CancelAllAfterCommand {

@@ -399,7 +399,8 @@ export class Exchange {
     for (const applied of outcome.executions) this.publishPerpExecution(applied, undefined);
     this.bookLedger(outcome.ledger);
     for (const accountId of outcome.liquidatedAccountIds) {
-      this.engine.cancelAll({ atMicros: this.now(), accountId });
+      // Risk cancels a liquidated account's resting orders (spec 7.3: RISK_CANCELLED), in every market.
+      this.engine.cancelAll({ atMicros: this.now(), accountId, reason: "RISK_CANCELLED" });
     }
     if (outcome.ledger.length > 0) this.publishBalances([...new Set(outcome.ledger.map((entry) => entry.accountId))]);
   }
