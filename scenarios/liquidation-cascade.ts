@@ -5,8 +5,10 @@
  * pool while the pool's margin allows, and falls to auto-deleveraging of
  * the most profitable shorts (ADL executions) when it does not; losses
  * beyond the pool are socialized. The pool starts small here: on seed 1
- * the first three closes are ADL, and the pool, grown by liquidation
- * penalties, takes the last two.
+ * all six longs are liquidated; four are closed by ADL (ten ADL executions
+ * in all) and two by the pool, grown by liquidation penalties by then (the
+ * run summary counts those two as its liquidations), the pool's first
+ * between the ADL closes.
  * The market maker and noise takers keep a book to trade against.
  *
  * Fuzz: each seed draws the fall (hourlyDrift -0.45..-0.2 and jumpsPerHour

@@ -6,7 +6,12 @@
  * at entry, exact at 10^54). Then
  *   avgEntryPrice        = k / q            (display: half-even, 18 digits)
  *   avgEntryFundingValue = b / |q|
- * which is volume-weighted on increase, unchanged on reduce, reset on flip.
+ * which is volume-weighted on increase, reset on flip, and on reduce
+ * unchanged but for the rounding of what was realized: the bases move by
+ * exactly the rounded amount (below), so a partial close can move the
+ * displayed averages in their last digits (2996.666666666666666667 to
+ * 2996.66666675 after closing 2 of 6 units), which keeps every claim left
+ * on the position exact.
  *
  * A reducing trade of c units (c <= |q|) at price p realizes the share c/|q|
  * of the position's claims:
