@@ -69,7 +69,10 @@ function parseInvariantEvery(value: string, invariants: boolean): number {
 
 export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures | ReplayRun> {
   const loaded = await loadScenario(argument);
-  if (loaded.scenario.marketData !== undefined) return replayRunCommand(loaded.scenario, options);
+  if (loaded.scenario.marketData !== undefined) {
+    refuseSimulationFlags(loaded.scenario.name, options);
+    return replayRunCommand(loaded.scenario, options);
+  }
   let scenario = loaded.scenario;
   const seed = options.seed === undefined ? scenario.seed : parseSeed(options.seed);
   // A fuzz seed is reproduced as the fuzzer ran it: with the invariants checked.
@@ -111,6 +114,23 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   }
   if (written !== undefined) console.log(`wrote ${written.files.length} files to ${options.out}: ${written.files.map((file) => basename(file)).join(", ")}`);
   return figures;
+}
+
+/**
+ * A replay backtest has no simulated exchange to sign for, check or fuzz:
+ * the flags that set those are refused by name rather than ignored.
+ */
+function refuseSimulationFlags(name: string, options: RunCommandOptions): void {
+  const flags: [string, boolean][] = [
+    ["--verify-signatures", options.verifySignatures === true],
+    ["--invariants", options.invariants === true],
+    ["--invariant-every", options.invariantEvery !== undefined],
+    ["--fuzz", options.fuzz === true],
+  ];
+  const given = flags.find(([, set]) => set);
+  if (given !== undefined) {
+    throw new Error(`${given[0]} does not apply to ${name}: a replay backtest of recorded market data (it takes --seed, --duration and --out)`);
+  }
 }
 
 /**

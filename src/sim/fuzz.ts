@@ -289,6 +289,10 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   const loaded = await loadScenario(options.scenarioPath);
   const scenario = loaded.scenario;
+  if (scenario.marketData !== undefined) {
+    // Its market is a recording, run by the replay backtest: fuzzing would run an empty simulated exchange and pass.
+    throw new FuzzError(`${scenario.name} is a replay backtest of recorded market data: fuzz runs simulated scenarios (run it with shadowbook run)`);
+  }
   const seedOptions: SeedOptions = {
     scenarioPath: options.scenarioPath,
     ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),

@@ -396,6 +396,9 @@ function flagCases(busyPort: number): HostileCase[] {
     { id: "run: --invariant-every without invariants", args: ["run", ok, NO_PROGRESS, "--invariant-every", "2"], refusal: { field: /--invariant-every/, rule: /needs the invariants/ } },
     { id: "run: --seed on a replay backtest", args: ["run", scenarioFile("mdUnknownMarket"), NO_PROGRESS, "--seed", "x"], refusal: { field: /--seed "x"/, rule: seedRule } },
     // fuzz
+    { id: "run: --invariants on a replay backtest", args: ["run", "replay-market-maker", NO_PROGRESS, "--invariants"], refusal: { field: /--invariants/, rule: /does not apply to replay-market-maker/ } },
+    { id: "run: --verify-signatures on a replay backtest", args: ["run", "replay-market-maker", NO_PROGRESS, "--verify-signatures"], refusal: { field: /--verify-signatures/, rule: /replay backtest of recorded market data/ } },
+    { id: "fuzz: a replay backtest", args: ["fuzz", "replay-market-maker", "--seeds", "1", "--workers", "1"], refusal: { field: /replay-market-maker/, rule: /fuzz runs simulated scenarios/ } },
     { id: "fuzz: --seeds 5..1", args: ["fuzz", ok, "--seeds", "5..1"], refusal: { field: /"5\.\.1"/, rule: /ends before it starts/ } },
     { id: "fuzz: --seeds 1..1e9", args: ["fuzz", ok, "--seeds", "1..1e9"], refusal: { field: /"1e9"/, rule: /non-negative integer/ } },
     { id: "fuzz: --seeds 1..1000000000", args: ["fuzz", ok, "--seeds", "1..1000000000"], refusal: { field: /seeds "1\.\.1000000000"/, rule: /more than \d+ seeds/ } },
