@@ -94,7 +94,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     }
     const until = failure.atMicros === undefined ? "" : ` --until ${microsToMillis(failure.atMicros)}`;
     console.log(`  input log: ${log.path}`);
-    console.log(`  replay: npx shadowbook replay ${log.path}${until}${failure.atMicros === undefined ? "" : `   (the state at ${formatMicros(failure.atMicros)})`}`);
+    console.log(`  replay: npx shadowbook replay ${log.path}${until}${failure.atMicros === undefined ? "" : `   (the state at the failure, ${formatMicros(failure.atMicros)}: as of the last step logged by then)`}`);
   }
   console.log(stats);
   if (report.failures.length > 0) process.exitCode = 1;
