@@ -13,13 +13,7 @@ import { ETH, World } from "./world.ts";
 describe("a prices input that moves index and oracle together", () => {
   it("liquidates and deleverages at the mark the whole update sets", () => {
     const w = new World();
-    const long = w.account(0xa2, "1000");
-    const short = w.account(0xa3, "100000");
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
-    w.advance(1_000_000);
-    expect(w.position(long)).toEqual({ qty: "5", side: "B" });
+    const [long] = w.leveragedPair();
     const before = w.outputs.length;
     w.prices("2700");
     const mark = w.exchange.risk.marketSummaries(w.now).find((summary) => summary.symbol === ETH)!.markPrice;
@@ -35,13 +29,8 @@ describe("a prices input that moves index and oracle together", () => {
 describe("a liquidated account's resting orders", () => {
   it("are cancelled with RISK_CANCELLED (risk cancelled them), not as a cancelAll the client sent", () => {
     const w = new World();
-    const long = w.account(0xa2, "1000");
-    const short = w.account(0xa3, "100000");
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
+    const [long] = w.leveragedPair();
     const resting = w.order(long, false, "3300", "1");
-    w.advance(1_000_000);
     w.prices("2700");
     const rows = w.of("order").filter((output) => output.row.orderId === resting.orderId);
     expect(rows.at(-1)!.row).toMatchObject({ status: "CANCELLED", cancelReason: "RISK_CANCELLED" });

@@ -44,12 +44,7 @@ describe("reduce-only at settlement", () => {
   it("busts a pending reduce-only fill of an account whose position an ADL closed first", () => {
     const w = new World();
     const mm = w.account(0xa1, "1000000");
-    const long = w.account(0xa2, "1000");
-    const short = w.account(0xa3, "100000");
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
-    w.advance(1_000_000);
+    const [, short] = w.leveragedPair();
     expect(w.position(short)).toEqual({ qty: "5", side: "A" });
     w.order(mm, false, "2950", "2");
     expect(w.order(short, true, "2950", "2", "IOC", true).status).toBe("FILLED");
@@ -65,13 +60,8 @@ describe("reduce-only at settlement", () => {
   it("busts a pending reduce-only fill of an account liquidated before its block", () => {
     const w = new World();
     const mm = w.account(0xa1, "1000000");
-    const long = w.account(0xa2, "1000");
-    const short = w.account(0xa3, "100000");
     w.handle({ kind: "admin", admin: { action: "deposit", accountId: 1, asset: "rUSD", amount: "1000000" } });
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
-    w.advance(1_000_000);
+    const [long] = w.leveragedPair();
     w.order(mm, true, "2990", "2");
     expect(w.order(long, false, "2990", "2", "IOC", true).status).toBe("FILLED");
     w.prices("2800");

@@ -73,6 +73,22 @@ export class World {
     return answer.payload;
   }
 
+  /**
+   * A thinly funded long of 5 ETH at 3000 against a well funded short, both
+   * settled: the setting of the liquidation cases (a fall to 2700-2800
+   * liquidates the long). Returns [long, short].
+   */
+  leveragedPair(): [number, number] {
+    const long = this.account(0xa2, "1000");
+    const short = this.account(0xa3, "100000");
+    this.prices("3000");
+    this.order(short, false, "3000", "5");
+    this.order(long, true, "3000", "5", "IOC");
+    this.advance(1_000_000);
+    expect(this.position(long)).toEqual({ qty: "5", side: "B" });
+    return [long, short];
+  }
+
   /** Runs the timers (blocks every 100 ms) for `micros`. */
   advance(micros: number): void {
     const end = this.now + micros;
