@@ -23,8 +23,11 @@
  *   gives the probability that the cancel was ahead: power
  *   f(x) = x^n (PowerProbQueueFunc) or log f(x) = ln(1 + x)
  *   (LogProbQueueFunc), split = f(ahead) / (f(ahead) + f(behind)); or a
- *   user function. Larger n favours the order more: with more behind than
- *   ahead, cancels fall behind.
+ *   user function. A larger n puts a cancel more surely on the longer side
+ *   of the order: near the back of its level (more ahead than behind) that
+ *   favours the order (cancels come from ahead), near the front (more
+ *   behind than ahead) it favours it less (cancels fall behind and it keeps
+ *   its place without advancing).
  *
  * The trades since the last depth change are netted out of the next
  * decrease (`tradedLots`), so a trade is not counted again as a cancel; the

@@ -525,6 +525,7 @@ export class ReplayBacktest {
         if (resting.length > 0) {
           this.nowMicros = time;
           this.tradeAtOwn(market, type === ROW_MATCH_BUY, prices[row]!, lots[row]!);
+          ({ limit, inclusive } = this.boundByResponses(limit, inclusive));
         }
       } else if (wantsTrades) {
         const due = this.sendMarketData(time, market, row, true);
@@ -538,6 +539,7 @@ export class ReplayBacktest {
         if (ownBids.length + ownAsks.length > 0 || inSnapshot[market] === 1) {
           this.nowMicros = time;
           this.frameEnd(market);
+          ({ limit, inclusive } = this.boundByResponses(limit, inclusive));
         }
         const due = this.sendMarketData(time, market, row, wantsDepth);
         if (due < limit) {
@@ -549,6 +551,17 @@ export class ReplayBacktest {
     }
     this.cursors[market] = row;
     this.rows += row - first;
+  }
+
+  /**
+   * A row that filled an own order queued the fill's response: the loop may
+   * not replay past the time it reaches the strategy, which may answer it
+   * (cancel another order, send an IOC) before later rows apply. Rows at
+   * that time still come first, as before a market-data delivery.
+   */
+  private boundByResponses(limit: number, inclusive: boolean): { limit: number; inclusive: boolean } {
+    const due = this.responseQueue.nextMicros;
+    return due < limit ? { limit: due, inclusive: true } : { limit, inclusive };
   }
 
   /**

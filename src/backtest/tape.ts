@@ -36,6 +36,17 @@
  * every frame of its millisecond, including one that changed its level in the
  * same millisecond before the match.
  *
+ * A known defect, open: shadowbook stamps an execution with its settlement
+ * time (the block's, a block or more after the match: src/risk/executions.ts),
+ * not its match time. On shadowbook's own recordings (data/default-sample.arrow,
+ * `shadowbook record` of a served exchange) every depth frame a trade caused
+ * is therefore older than the trade's `timestamp`, "match" timing places no
+ * trade before its frame (it is the same as "publication"), and the queue
+ * models count the trade's decrease as a cancel and then the trade again:
+ * resting quotes fill more than they should. Placing a trade before the
+ * frame that removed its quantity at its price (the frame is in the
+ * recording; the match time is not) is the fix to make.
+ *
  * `tradeTiming: "publication"` keeps receive order (the MATCH row right before its
  * PRINT), for comparison.
  *
