@@ -22,30 +22,32 @@
  * behind) and then advance the queue again by the print: the traded volume would
  * count twice.
  *
- * So, by default (`tradeTiming: "match"`), each trade is placed at its own match
- * time: the MATCH row goes just before the first depth frame of its market whose
- * exchange time (Depth.updatedAt, else the envelope timestamp) is at or after the
- * execution's `timestamp`, and never later than its print. The queue then sees
- * "trade, then the decrease it caused", the order hftbacktest's ProbQueueModel
- * expects (it nets the trades since the last depth change out of the next
- * decrease: nkaz001/hftbacktest, hftbacktest/src/backtest/models/queue.rs), and the
- * risk-averse cap finds the queue already below the new level. The strategy still
- * learns of the trade only when it was published (the PRINT row, plus its
- * market-data latency): the re-timing gives the queue no look-ahead the strategy
- * could use. A known limit: timestamps are milliseconds, so a trade goes before
- * every frame of its millisecond, including one that changed its level in the
- * same millisecond before the match.
- *
- * A known defect, open: shadowbook stamps an execution with its settlement
- * time (the block's, a block or more after the match: src/risk/executions.ts),
- * not its match time. On shadowbook's own recordings (data/default-sample.arrow,
- * `shadowbook record` of a served exchange) every depth frame a trade caused
- * is therefore older than the trade's `timestamp`, "match" timing places no
- * trade before its frame (it is the same as "publication"), and the queue
- * models count the trade's decrease as a cancel and then the trade again:
- * resting quotes fill more than they should. Placing a trade before the
- * frame that removed its quantity at its price (the frame is in the
- * recording; the match time is not) is the fix to make.
+ * So, by default (`tradeTiming: "match"`), each trade is placed at its match:
+ * the MATCH row goes just before the depth frame that carried its decrease,
+ * found in the recording (matchFrames below): the latest frame received
+ * before the print, at or before the execution's `timestamp` and within a
+ * settlement window of it, in which the maker side's level at the trade's
+ * price fell; the trade takes its quantity from that decrease (and earlier
+ * ones in the window). An execution's `timestamp` is its settlement time on
+ * shadowbook's own recordings (the block's, a block or more after the match:
+ * src/risk/executions.ts), which is why the frame, not the timestamp, places
+ * the trade. With no such decrease in the recording, the MATCH row goes just
+ * before the first depth frame of its market whose exchange time
+ * (Depth.updatedAt, else the envelope timestamp) is at or after the
+ * execution's `timestamp`, and never later than its print. The queue then
+ * sees "trade, then the decrease it caused", the order hftbacktest's
+ * ProbQueueModel expects (it nets the trades since the last depth change out
+ * of the next decrease: nkaz001/hftbacktest,
+ * hftbacktest/src/backtest/models/queue.rs), and the risk-averse cap finds
+ * the queue already below the new level. The strategy still learns of the
+ * trade only when it was published (the PRINT row, plus its market-data
+ * latency): the re-timing gives the queue no look-ahead the strategy could
+ * use. Known limits: a cancel at the trade's price between the match and the
+ * settlement can be taken for the trade's decrease (the trade then goes
+ * before the cancel's frame, and the queue counts the cancel's volume once
+ * as the trade's); on the shipped sample 5 of 1,450 trades still find their
+ * level below their quantity at their MATCH row (788 when placed at
+ * publication).
  *
  * `tradeTiming: "publication"` keeps receive order (the MATCH row right before its
  * PRINT), for comparison.
@@ -317,6 +319,104 @@ function onGrid(value: number, step: number, what: string, stepName: string, ste
   return units;
 }
 
+/** The settlement lag a trade's depth change may precede its execution's timestamp by, at most (ms), when the recording gives no finer bound. */
+const SETTLEMENT_WINDOW_MAX_MS = 1_000;
+
+/**
+ * For each trade, the frame its MATCH row goes before ("match" timing), or
+ * -1 for "right before its print". The frame that carried the trade's
+ * depth decrease when one is found: the depth at the trade's price on the
+ * maker side (bids for a sell, asks for a buy) fell in a frame received
+ * before the print, no later than the execution's `timestamp` and at most a
+ * settlement window before it; the latest such decrease is the trade's
+ * (a cancel at that price is likelier long before the match than in the
+ * moment between it and the settlement), and the trade takes its quantity
+ * from it and the ones before (one taker's fills at one price share a
+ * frame, and a frame's decrease is taken once). The window is twice the
+ * smallest gap between two execution timestamps of the market (its block
+ * interval, when executions carry their block's time, as shadowbook's do),
+ * at most SETTLEMENT_WINDOW_MAX_MS. Otherwise (no such decrease: a
+ * recording without it, or a trade whose timestamp is its match time and
+ * whose frame comes at or after it) the first frame at or after the
+ * execution's `timestamp`, if it comes before the print.
+ */
+function matchFrames(market: PendingMarket, step: number): Int32Array {
+  const trades = market.tradeRecv.length;
+  const before = new Int32Array(trades).fill(-1);
+  const frameCount = market.frameRecv.length;
+  const windowMs = settlementWindowMs(market);
+  // Per side (0 bids, 1 asks): the recorded lots per price, and the decreases not yet taken by a trade.
+  const books = [new Map<number, number>(), new Map<number, number>()];
+  const decreases = [new Map<number, { frame: number; lots: number; exchMs: number }[]>(), new Map<number, { frame: number; lots: number; exchMs: number }[]>()];
+  let frame = 0;
+  let row = 0;
+  for (let trade = 0; trade < trades; trade++) {
+    for (; frame < frameCount && market.frameSeq[frame]! <= market.tradeSeq[trade]!; frame++) {
+      const end = market.frameEnd[frame]!;
+      for (; row < end; row++) {
+        const rowKind = market.rowKind[row]!;
+        if (rowKind === ROW_CLEAR) {
+          for (const side of [0, 1]) {
+            books[side]!.clear();
+            decreases[side]!.clear();
+          }
+          continue;
+        }
+        const side = rowKind === ROW_BID ? 0 : 1;
+        const price = market.rowPx[row]!;
+        const lots = Math.round(market.rowQty[row]! / step);
+        const had = books[side]!.get(price) ?? 0;
+        if (lots < had) {
+          const list = decreases[side]!.get(price);
+          const entry = { frame, lots: had - lots, exchMs: market.frameExchMs[frame]! };
+          if (list === undefined) decreases[side]!.set(price, [entry]);
+          else list.push(entry);
+        }
+        if (lots === 0) books[side]!.delete(price);
+        else books[side]!.set(price, lots);
+      }
+    }
+    const timestampMs = market.tradeMatchMs[trade]!;
+    const list = decreases[market.tradeSell[trade] === 1 ? 0 : 1]!.get(market.tradePx[trade]!);
+    if (list !== undefined) {
+      while (list.length > 0 && list[0]!.exchMs < timestampMs - windowMs) list.shift();
+      // The latest decrease at or before the timestamp (a cancel is likelier long before the match than just after it).
+      let last = list.length - 1;
+      while (last >= 0 && list[last]!.exchMs > timestampMs) last--;
+      if (last >= 0) {
+        before[trade] = list[last]!.frame;
+        let need = Math.round(market.tradeQty[trade]! / step);
+        for (let i = last; i >= 0 && need > 0; i--) {
+          const entry = list[i]!;
+          const taken = Math.min(need, entry.lots);
+          entry.lots -= taken;
+          need -= taken;
+          if (entry.lots === 0) list.splice(i, 1);
+        }
+        continue;
+      }
+    }
+    // No decrease found: the first frame at or after the timestamp, if it was received before the print.
+    let low = 0;
+    let high = frameCount;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (market.frameExchMs[mid]! < timestampMs) low = mid + 1;
+      else high = mid;
+    }
+    if (low < frameCount && market.frameSeq[low]! <= market.tradeSeq[trade]!) before[trade] = low;
+  }
+  return before;
+}
+
+/** Twice the smallest gap between two distinct execution timestamps of the market, within [1, SETTLEMENT_WINDOW_MAX_MS] ms. */
+function settlementWindowMs(market: PendingMarket): number {
+  const times = [...new Set(market.tradeMatchMs)].sort((a, b) => a - b);
+  let gap = Infinity;
+  for (let i = 1; i < times.length; i++) gap = Math.min(gap, times[i]! - times[i - 1]!);
+  return Number.isFinite(gap) ? Math.min(SETTLEMENT_WINDOW_MAX_MS, Math.max(1, 2 * gap)) : SETTLEMENT_WINDOW_MAX_MS;
+}
+
 function buildTape(market: PendingMarket, grid: MarketGrid | undefined, timing: TradeTiming): MarketTape {
   const tickSize = grid?.tickSize ?? (market.pxDigits === 0 ? "1" : `0.${"0".repeat(market.pxDigits - 1)}1`);
   const qtyStepSize = grid?.qtyStepSize ?? (market.qtyDigits === 0 ? "1" : `0.${"0".repeat(market.qtyDigits - 1)}1`);
@@ -345,10 +445,17 @@ function buildTape(market: PendingMarket, grid: MarketGrid | undefined, timing: 
     if (ticks > maxTicks) maxTicks = ticks;
     at++;
   };
-  // Trades by match time (stable: receive order within a millisecond).
-  const byMatch = Array.from({ length: trades }, (_, j) => j).sort((a, b) => market.tradeMatchMs[a]! - market.tradeMatchMs[b]! || a - b);
+  // Where each trade's MATCH row goes ("match" timing): before the frame that carried its depth decrease.
+  const beforeFrame = timing === "match" ? matchFrames(market, step) : new Int32Array(trades).fill(-1);
+  const buckets = new Map<number, number[]>();
+  for (let j = 0; j < trades; j++) {
+    const frameIndex = beforeFrame[j]!;
+    if (frameIndex < 0) continue;
+    const bucket = buckets.get(frameIndex);
+    if (bucket === undefined) buckets.set(frameIndex, [j]);
+    else bucket.push(j);
+  }
   const placed = new Uint8Array(trades);
-  let nextByMatch = 0;
   let frame = 0;
   let trade = 0;
   let row = 0;
@@ -357,19 +464,9 @@ function buildTape(market: PendingMarket, grid: MarketGrid | undefined, timing: 
     const frameFirst = trade >= trades || (frame < frameCount && market.frameSeq[frame]! <= market.tradeSeq[trade]!);
     if (frameFirst) {
       const recv = market.frameRecv[frame]!;
-      if (timing === "match") {
-        const frameMs = market.frameExchMs[frame]!;
-        while (nextByMatch < trades) {
-          const j = byMatch[nextByMatch]!;
-          if (placed[j] === 1) {
-            nextByMatch++;
-            continue;
-          }
-          if (market.tradeMatchMs[j]! > frameMs) break;
-          emitTrade(j, recv, ROW_MATCH_BUY);
-          placed[j] = 1;
-          nextByMatch++;
-        }
+      for (const j of buckets.get(frame) ?? []) {
+        emitTrade(j, recv, ROW_MATCH_BUY);
+        placed[j] = 1;
       }
       const end = market.frameEnd[frame]!;
       for (; row < end; row++) {
