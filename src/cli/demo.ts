@@ -3,8 +3,9 @@
  *
  * Three Poisson order-arrival streams and a once-a-second oracle tick run for
  * one virtual minute on the simulation kernel; every event is hashed into the
- * run fingerprint. Run it twice with the same seed: same fingerprint. This
- * is what `npm start` runs until the backtest runner exists.
+ * run fingerprint. Run it twice with the same seed: same fingerprint. No
+ * Exchange runs: it shows the kernel's event queue and seeded streams alone
+ * (`npm start` runs the default scenario's backtest).
  */
 import { Fingerprint } from "../core/fingerprint.ts";
 import { RngRoot } from "../core/rng.ts";
