@@ -1,14 +1,17 @@
 /**
  * REST order-entry transport for the client SDK: POST {baseUrl}/<operation>
  * with the JSON body. 200 -> the payload; 400 -> the RequestError; 429 (the
- * network edge, no body) -> a RATE_LIMITED_ERROR so the retry policy waits;
+ * network edge, no body) -> a RATE_LIMITED_ERROR so the retry policy waits
+ * for the edge window to end (spec 8.4: a fixed 60 s window, whose start the
+ * client cannot know, so it waits a whole window, or what a Retry-After
+ * header says);
  * anything else (500, a dropped connection) -> thrown: the outcome is
  * unknown and the client will not resend by itself.
  */
 import type { OrderEntryOperation, OrderEntryTransport, OrderEntryResponse } from "../transport.ts";
 
-/** The edge limit's window; a 429 carries no body, so the client waits at least this long. */
-const EDGE_RETRY_AFTER_MS = 1_000;
+/** The edge limit's window (spec 8.4: 60 s, fixed); a 429 carries no body, so without a Retry-After header the client waits this long. */
+const EDGE_RETRY_AFTER_MS = 60_000;
 
 export function httpTransport(baseUrl: string): OrderEntryTransport {
   const base = baseUrl.replace(/\/+$/, "");
@@ -22,9 +25,15 @@ export function httpTransport(baseUrl: string): OrderEntryTransport {
       if (response.status === 200) return { ok: true, payload: await response.json() };
       if (response.status === 400) return { ok: false, error: await response.json() };
       if (response.status === 429) {
-        return { ok: false, error: { error: "RATE_LIMITED_ERROR", message: "network-edge limit (HTTP 429)", retryAfterMs: EDGE_RETRY_AFTER_MS } };
+        return { ok: false, error: { error: "RATE_LIMITED_ERROR", message: "network-edge limit (HTTP 429): wait for its window to end", retryAfterMs: edgeRetryAfterMs(response.headers.get("retry-after")) } };
       }
       throw new Error(`POST ${operation} answered HTTP ${response.status}`);
     },
   };
+}
+
+/** A Retry-After header's wait (whole seconds, as RFC 9110 gives it in a 429), else the whole edge window. */
+export function edgeRetryAfterMs(header: string | null): number {
+  if (header !== null && /^\d{1,6}$/.test(header.trim())) return Math.max(1, Number(header.trim())) * 1_000;
+  return EDGE_RETRY_AFTER_MS;
 }

@@ -2,8 +2,12 @@
  * WebSocket order-entry transport (spec 4.3) for the client SDK: one
  * connection, requests correlated by id, answers resolved in any order.
  * A top-level error frame with an id fails that request; a connection lost
- * with requests in flight rejects them (their outcome is unknown: the
- * client reports TransportFailedError and does not resend).
+ * with requests in flight rejects them, and so does a request left
+ * unanswered for `requestTimeoutMs` (default 30 s: a silent server or a
+ * dead path): their outcome is unknown, so the client reports
+ * TransportFailedError and does not resend. A frame that is not a JSON
+ * object with a string id (null, an array, a number, junk) answers nothing
+ * and is ignored.
  */
 import WebSocket from "ws";
 import type { OrderEntryOperation, OrderEntryTransport, OrderEntryResponse } from "../transport.ts";
@@ -12,40 +16,61 @@ export interface WsTransport extends OrderEntryTransport {
   close(): Promise<void>;
 }
 
-export async function connectWsTransport(url: string): Promise<WsTransport> {
+export interface WsTransportOptions {
+  /** How long a request may wait for its answer before it is rejected (ms; default 30,000). */
+  readonly requestTimeoutMs?: number;
+}
+
+/** A request waits this long for its answer by default. */
+export const WS_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
+
+export async function connectWsTransport(url: string, options: WsTransportOptions = {}): Promise<WsTransport> {
+  const timeoutMs = options.requestTimeoutMs ?? WS_REQUEST_TIMEOUT_MS_DEFAULT;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`requestTimeoutMs ${timeoutMs} must be a positive number of milliseconds`);
   const socket = new WebSocket(url);
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve());
     socket.once("error", reject);
   });
-  const pending = new Map<string, { resolve: (result: OrderEntryResponse) => void; reject: (error: Error) => void }>();
+  const pending = new Map<string, { resolve: (result: OrderEntryResponse) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 0;
   socket.on("message", (data) => {
-    let frame: { type?: string; id?: string; ok?: boolean; payload?: unknown; error?: unknown };
+    let parsed: unknown;
     try {
-      frame = JSON.parse(data.toString()) as typeof frame;
+      parsed = JSON.parse(data.toString());
     } catch {
       return;
     }
-    if (frame.id === undefined) return;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return;
+    const frame = parsed as { type?: unknown; id?: unknown; ok?: unknown; payload?: unknown; error?: unknown };
+    if (typeof frame.id !== "string") return;
     const waiter = pending.get(frame.id);
     if (waiter === undefined) return;
     pending.delete(frame.id);
+    clearTimeout(waiter.timer);
     if (frame.type === "error") waiter.reject(new Error(`order entry refused the frame: ${JSON.stringify(frame.error)}`));
     else waiter.resolve(frame.ok === true ? { ok: true, payload: frame.payload } : { ok: false, error: frame.error });
   });
   socket.on("close", () => {
-    for (const waiter of pending.values()) waiter.reject(new Error("connection closed with the request in flight"));
+    for (const waiter of pending.values()) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Error("connection closed with the request in flight"));
+    }
     pending.clear();
   });
   return {
     request(operation: OrderEntryOperation, body: unknown): Promise<OrderEntryResponse> {
       const id = String(++nextId);
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        const timer = setTimeout(() => {
+          if (!pending.delete(id)) return;
+          reject(new Error(`no answer within ${timeoutMs} ms: the request's outcome is unknown`));
+        }, timeoutMs);
+        timer.unref();
+        pending.set(id, { resolve, reject, timer });
         socket.send(JSON.stringify({ type: operation, id, payload: body }), (error) => {
-          if (error !== undefined && error !== null) {
-            pending.delete(id);
+          if (error !== undefined && error !== null && pending.delete(id)) {
+            clearTimeout(timer);
             reject(error);
           }
         });
