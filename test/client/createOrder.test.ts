@@ -251,6 +251,8 @@ describe("createOrder", () => {
     { name: "a deadline not before expiresAfter", field: "expiresAfter", parameters: { timeInForce: "GTT", expiresAfter: T0_SECONDS + 100, deadline: T0_SECONDS + 100 } },
     { name: "a GTT expiring too soon for its default deadline", field: "expiresAfter", parameters: { timeInForce: "GTT", expiresAfter: T0_SECONDS }, perAttempt: true },
     { name: "19 fraction digits", field: "qty", parameters: { qty: "1.0000000000000000001" } },
+    // Within uint256 once scaled but beyond int256, where the order message signs the quantity: once a raw DecimalInputError.
+    { name: "a qty beyond int256 once scaled", field: "qty", parameters: { qty: (2n ** 255n / 10n ** 18n + 1n).toString() } },
     { name: "a malformed price", field: "limitPx", parameters: { limitPx: "-3" } },
     { name: "a clientOrderId beyond uint64", field: "clientOrderId", parameters: { clientOrderId: "18446744073709551616" } },
     { name: "an unknown timeInForce", field: "timeInForce", parameters: { timeInForce: "FOK" } },

@@ -35,7 +35,7 @@ describe("WebSocket order-entry transport", () => {
     });
     const transport = await connectWsTransport(url);
     try {
-      await expect(transport.request("createOrder", {})).resolves.toEqual({ ok: true, payload: { status: "OPEN" } });
+      await expect(transport.request("createOrder", {} as never)).resolves.toEqual({ ok: true, payload: { status: "OPEN" } });
     } finally {
       await transport.close();
     }
@@ -50,8 +50,8 @@ describe("WebSocket order-entry transport", () => {
     });
     const transport = await connectWsTransport(url, { requestTimeoutMs: 150 });
     try {
-      await expect(transport.request("createOrder", {})).rejects.toThrow(/no answer within 150 ms/);
-      await expect(transport.request("cancelOrder", {})).resolves.toMatchObject({ ok: false });
+      await expect(transport.request("createOrder", {} as never)).rejects.toThrow(/no answer within 150 ms/);
+      await expect(transport.request("cancelOrder", {} as never)).resolves.toMatchObject({ ok: false });
     } finally {
       await transport.close();
     }

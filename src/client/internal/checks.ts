@@ -9,12 +9,16 @@
  * and lot grids, minimum quantity, price bands, balances, the deadline
  * horizon), so that the service stays the one authority on them.
  */
-import { DecimalInputError, toE18 } from "../../core/decimal.ts";
+import { DecimalInputError, INT256_MAX, toE18 } from "../../core/decimal.ts";
 import { wireUintString } from "../../signing/wire.ts";
 import { InvalidParameterError } from "../errors.ts";
 
-/** An UnsignedDecimal parameter, checked as signing will read it (at most 18 fraction digits, within uint256). */
-export function checkDecimal(field: string, value: unknown, options: { nonZero?: boolean } = {}): string {
+/**
+ * An UnsignedDecimal parameter, checked as signing will read it (at most 18
+ * fraction digits, within uint256; within int256 with `int256`, for a
+ * quantity, which the order message signs with its side's sign).
+ */
+export function checkDecimal(field: string, value: unknown, options: { nonZero?: boolean; int256?: boolean } = {}): string {
   if (typeof value !== "string") throw new InvalidParameterError(field, `${field} must be a decimal string, got ${typeof value}`);
   let scaled: bigint;
   try {
@@ -24,6 +28,9 @@ export function checkDecimal(field: string, value: unknown, options: { nonZero?:
     throw cause;
   }
   if (options.nonZero === true && scaled === 0n) throw new InvalidParameterError(field, `${field} "${value}" must be non-zero`);
+  if (options.int256 === true && scaled > INT256_MAX) {
+    throw new InvalidParameterError(field, `${field} "${value}" is beyond int256 once scaled by 10^18 (the order message signs it as a signed quantity)`);
+  }
   return value;
 }
 

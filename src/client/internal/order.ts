@@ -80,7 +80,7 @@ export function checkOrder(client: ClientContext, parameters: LooseOrderParamete
     checkAbsent("qty", parameters.qty, `${TRIGGER_RULE} (it protects the whole position at fire time)`);
     triggerPx = checkDecimal("triggerPx", parameters.triggerPx, { nonZero: true });
   } else {
-    qty = checkDecimal("qty", parameters.qty);
+    qty = checkDecimal("qty", parameters.qty, { int256: true });
     checkAbsent("triggerPx", parameters.triggerPx, "for a LIMIT order");
   }
   let expiresAfter: number | undefined;
