@@ -250,6 +250,8 @@ describe("createOrder", () => {
     { name: "expiresAfter on GTC", field: "expiresAfter", parameters: { timeInForce: "GTC", expiresAfter: T0_SECONDS + 100 } },
     { name: "a deadline not before expiresAfter", field: "expiresAfter", parameters: { timeInForce: "GTT", expiresAfter: T0_SECONDS + 100, deadline: T0_SECONDS + 100 } },
     { name: "a GTT expiring too soon for its default deadline", field: "expiresAfter", parameters: { timeInForce: "GTT", expiresAfter: T0_SECONDS }, perAttempt: true },
+    // Its default deadline is this very second, which began 0.123456 s ago (T0_MICROS): past, to the microsecond, as the service compares.
+    { name: "a GTT whose default deadline is the second already begun", field: "expiresAfter", parameters: { timeInForce: "GTT", expiresAfter: T0_SECONDS + 1 }, perAttempt: true },
     { name: "19 fraction digits", field: "qty", parameters: { qty: "1.0000000000000000001" } },
     // Within uint256 once scaled but beyond int256, where the order message signs the quantity: once a raw DecimalInputError.
     { name: "a qty beyond int256 once scaled", field: "qty", parameters: { qty: (2n ** 255n / 10n ** 18n + 1n).toString() } },

@@ -15,7 +15,7 @@
  * modifyOrder.ts.) An unsupported boolean passed as false is simply
  * omitted; passed as true it is refused.
  */
-import type { Micros } from "../../core/time.ts";
+import { MICROS_PER_SECOND, type Micros } from "../../core/time.ts";
 import { ORDER_TYPES, TIME_IN_FORCES } from "../../spec/enums.ts";
 import type { OrderType, TimeInForce } from "../../spec/enums.ts";
 import type { ClientContext } from "../context.ts";
@@ -139,7 +139,8 @@ export function checkCreateFlags(order: CheckedOrder, parameters: LooseOrderPara
 export function orderDeadline(order: CheckedOrder, nowMicros: Micros): number {
   if (order.deadline !== undefined) return order.deadline;
   const deadline = defaultOrderDeadline(order.orderType, order.timeInForce, order.expiresAfter, nowMicros);
-  if (order.timeInForce === "GTT" && deadline < nowSeconds(nowMicros)) {
+  // To the microsecond, as the service compares (deadline x 10^6 < now is past): a deadline of this very second is past once the second has begun.
+  if (order.timeInForce === "GTT" && deadline * MICROS_PER_SECOND < nowMicros) {
     throw new InvalidParameterError(
       "expiresAfter",
       `expiresAfter "${order.expiresAfter}" is too soon: its default deadline (expiresAfter - ${GTT_DEADLINE_LEAD_SECONDS} s) is before now "${nowSeconds(nowMicros)}"`,
