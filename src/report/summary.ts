@@ -43,8 +43,12 @@
  *
  * Per market: trades, volume (quote units, exact), fees (taker fees in the
  * fee asset, exact), liquidations, adl and marketCloses (executions of
- * those types), busts. Totals add the markets (volume in the settlement
- * asset) and carry the run's figures (events, events per second, ...).
+ * those types), busts. An ADL close counts as one trade of its market (its
+ * volume once), though it is two one-sided executions (adl counts both).
+ * Totals add the markets quoted in the settlement asset (volume and fees;
+ * a market quoted in another asset counts in the totals' trades only, and
+ * the summary is then marked `exact: false`) and carry the run's figures
+ * (events, events per second, ...).
  *
  * Cost: per execution a few bigint parses and additions; per order update
  * a Map lookup and up to three Number parses (agents' accounts only);
@@ -366,8 +370,12 @@ export class RunSummaryObserver implements RunObserver {
     const notional = e18(record.price) * e18(record.qty);
     const takerFee = e18(record.takerFee);
     if (market !== undefined) {
-      market.trades++;
-      market.volume += notional;
+      // An ADL close is two one-sided executions (risk/adl.ts: the liquidated leg, then its counterparty's): one trade of the market.
+      const secondAdlLeg = record.type === "ADL" && market.adl % 2 === 1;
+      if (!secondAdlLeg) {
+        market.trades++;
+        market.volume += notional;
+      }
       market.fees += takerFee;
       if (record.type === "LIQUIDATION") market.liquidations++;
       else if (record.type === "ADL") market.adl++;
