@@ -321,6 +321,12 @@ function onGrid(value: number, step: number, what: string, stepName: string, ste
 
 /** The settlement lag a trade's depth change may precede its execution's timestamp by, at most (ms), when the recording gives no finer bound. */
 const SETTLEMENT_WINDOW_MAX_MS = 1_000;
+/**
+ * How long a recorded decrease is kept for a trade to claim (ms): a window
+ * back from the trade's timestamp, which is at most about a window before a
+ * frame received ahead of its print.
+ */
+const DECREASE_HORIZON_MS = 2 * SETTLEMENT_WINDOW_MAX_MS;
 
 /**
  * For each trade, the frame its MATCH row goes before ("match" timing), or
@@ -370,7 +376,11 @@ function matchFrames(market: PendingMarket, step: number): Int32Array {
           const list = decreases[side]!.get(price);
           const entry = { frame, lots: had - lots, exchMs: market.frameExchMs[frame]! };
           if (list === undefined) decreases[side]!.set(price, [entry]);
-          else list.push(entry);
+          else {
+            // A price no trade reaches would keep every cancel at it: drop what no later trade's window can reach.
+            while (list.length > 0 && list[0]!.exchMs < entry.exchMs - DECREASE_HORIZON_MS) list.shift();
+            list.push(entry);
+          }
         }
         if (lots === 0) books[side]!.delete(price);
         else books[side]!.set(price, lots);
