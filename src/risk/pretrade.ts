@@ -32,7 +32,7 @@ import { assert } from "../core/assert.ts";
 import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
-import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulFractionCeil } from "./fixed.ts";
+import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulFractionCeil, roundMoney } from "./fixed.ts";
 import { type MarginShortfall, effectiveQty, equityEffective, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
@@ -207,12 +207,21 @@ interface SpotFill {
   readonly atMicros: number;
 }
 
-/** What each side of a spot fill pays out (the buyer the quote, the seller the base), the maker first. */
+/**
+ * What each side of a spot fill pays out (the buyer the quote, the seller the
+ * base), the maker first. The cost is qty x price rounded half-even to the
+ * quote asset's decimals, the amount applySpotExecution books (the base
+ * quantity is a whole number of the base's decimals by configuration); the
+ * buyer-taker's fee is the booked net fee with `exactFee`, else the
+ * conservative fee reserve, both of the exact qty x price.
+ */
 function spotOutflows(state: RiskState, market: SpotMarketState, fill: SpotFill, exactFee: boolean): { account: AccountState; asset: AssetState; amount: Money }[] {
   const buyer = fill.takerDelta > 0n ? fill.taker : fill.maker;
   const seller = fill.takerDelta > 0n ? fill.maker : fill.taker;
-  const cost = fill.qty * fill.price;
-  const fee = buyer !== fill.taker ? 0n : exactFee ? spotTakerFee(state, fill.taker, cost, market.quote.config.unit, fill.atMicros) : feeReserve(fill.taker.wallet, cost);
+  const quoteUnit = market.quote.config.unit;
+  const costExact = fill.qty * fill.price;
+  const cost = roundMoney(costExact, quoteUnit);
+  const fee = buyer !== fill.taker ? 0n : exactFee ? spotTakerFee(state, fill.taker, costExact, quoteUnit, fill.atMicros) : feeReserve(fill.taker.wallet, costExact);
   const outflows = [
     { account: buyer, asset: market.quote, amount: cost + fee },
     { account: seller, asset: market.base, amount: fill.qty * E18 },
