@@ -226,7 +226,8 @@ export class ExchangeQueries {
   }
 
   walletConfiguration(wallet: string) {
-    if (!this.exchange.risk.hasWallet(wallet)) return { feeTierId: this.feeTiers()[0]?.tierId ?? 0, ogStatus: false, affiliateStatus: false, refereeStatus: false };
+    // An unknown wallet reads as a new one would: the default tier, which need not be listed first.
+    if (!this.exchange.risk.hasWallet(wallet)) return this.exchange.risk.defaultWalletConfiguration();
     return this.exchange.risk.walletConfiguration(wallet, this.exchange.now());
   }
 

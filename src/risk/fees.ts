@@ -30,16 +30,22 @@ import type { AccountState, RiskState, WalletState } from "./state.ts";
 /** The wallet's fee tier at `atMicros`; also stored as wallet.tier. */
 export function refreshTier(state: RiskState, wallet: WalletState, atMicros: number): FeeTierConfig {
   const tiers = state.config.feeTiers;
-  let tier = tiers[0]!;
-  if (wallet.vipTierId !== undefined) {
-    tier = tiers.find((candidate) => candidate.tierId === wallet.vipTierId)!;
-  } else {
-    const volume = wallet.volume30d.sum(atMicros);
-    for (const candidate of tiers) {
-      if (candidate.tierType === "REGULAR" && candidate.volume30d <= volume) tier = candidate;
-    }
-  }
+  const tier = wallet.vipTierId !== undefined ? tiers.find((candidate) => candidate.tierId === wallet.vipTierId)! : regularTier(tiers, wallet.volume30d.sum(atMicros));
   wallet.tier = tier;
+  return tier;
+}
+
+/**
+ * The REGULAR tier of a 30-day volume: the last one in RiskConfig.feeTiers
+ * (REGULAR tiers by ascending volume30d, then VIP) whose volume30d is not
+ * above it. With volume 0 this is the default tier, the one a new wallet
+ * without a VIP tier is in, whatever order the scenario lists tiers in.
+ */
+export function regularTier(tiers: readonly FeeTierConfig[], volume: Money): FeeTierConfig {
+  let tier = tiers[0]!;
+  for (const candidate of tiers) {
+    if (candidate.tierType === "REGULAR" && candidate.volume30d <= volume) tier = candidate;
+  }
   return tier;
 }
 

@@ -48,7 +48,7 @@ import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
 import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./executions.ts";
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
 import { type MarkChange, markTicksOf, setBook, setIndexPrice, setOraclePrice } from "./feeds.ts";
-import { refreshTier } from "./fees.ts";
+import { refreshTier, regularTier } from "./fees.ts";
 import { formatE36 } from "./fixed.ts";
 import { type LiquidationOutcome, runLiquidations } from "./liquidation.ts";
 import { closeMarket } from "./market-close.ts";
@@ -372,6 +372,15 @@ export class RiskEngine {
       initialMarginWithOrders: formatE36(account.imOrders),
       liquidationMargin: formatE36(account.lm),
     };
+  }
+
+  /**
+   * The configuration a wallet the risk layer does not know reads as: the
+   * default fee tier (the REGULAR tier of volume 0, which a new wallet gets;
+   * not the first tier in the scenario's order) and no flags.
+   */
+  defaultWalletConfiguration(): WalletConfigurationView {
+    return { feeTierId: regularTier(this.state.config.feeTiers, 0n).tierId, ogStatus: false, affiliateStatus: false, refereeStatus: false };
   }
 
   walletConfiguration(address: string, atMicros: number): WalletConfigurationView {
