@@ -56,7 +56,15 @@ export interface SpotMarketInput {
 
 export interface FeeTierInput {
   readonly tierId: number;
+  /** A SignedDecimal (spec 2.1); must not be negative on Fee v3. */
   readonly takerFee: string;
+  /**
+   * A SignedDecimal (spec 2.1) equal to 0: Fee v3 charges makers nothing
+   * (fees.ts) and executions omit makerFee (spec 2.14), so a non-zero rate
+   * (a fee, or a negative rebate) would be published on /v2/feeTiers and
+   * never applied; parseRiskConfig refuses it, and refuses a value that is
+   * not a SignedDecimal, naming the field. A zero is published as written.
+   */
   readonly makerFee: string;
   readonly volume30d: string;
   readonly tierType: TierType;
@@ -246,6 +254,10 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
     assert(tier.tierType === "REGULAR" || tier.tierType === "VIP", `tier ${tier.tierId}.tierType "${String(tier.tierType)}" must be REGULAR or VIP`);
     const takerRate = toE18(tier.takerFee, `tier ${tier.tierId}.takerFee`, { signed: true });
     assert(takerRate >= 0n, `tier ${tier.tierId}.takerFee "${tier.takerFee}" must not be negative on Fee v3`);
+    // Fee v3 charges no maker fee (fees.ts; executions omit makerFee, spec 2.14): a non-zero rate, fee or rebate, would be
+    // published on /v2/feeTiers and never applied, so it is refused (see FeeTierInput.makerFee).
+    const makerRate = toE18(tier.makerFee, `tier ${tier.tierId}.makerFee`, { signed: true });
+    assert(makerRate === 0n, `tier ${tier.tierId}.makerFee "${tier.makerFee}" must be 0 on Fee v3 (maker fees are not charged)`);
     return { tierId: tier.tierId, takerRate, volume30d: toE18(tier.volume30d, `tier ${tier.tierId}.volume30d`, { signed: false }) * E18, tierType: tier.tierType };
   });
   const ids = new Set(parsed.map((tier) => tier.tierId));

@@ -20,7 +20,8 @@
  *   protocolFeeCredit  = takerFee - the three above
  * Each product is rounded half-even to the settlement asset's decimals, each
  * part capped by what is left, and the protocol takes the remainder, so the
- * four parts sum to takerFee exactly. Maker fee: none (makerFee omitted).
+ * four parts sum to takerFee exactly. Maker fee: none (makerFee omitted);
+ * a tier's makerFee must be 0 (config.ts refuses any other).
  */
 import { mainAccountOf } from "./accounts.ts";
 import { E18, E18_MINUS_ONE, E36, type Money, min, roundMoneyRatio } from "./fixed.ts";
