@@ -22,6 +22,7 @@ export interface MarketDump {
   readonly reopening: boolean;
   readonly settlementPaused: boolean;
   readonly markTicks: number | null;
+  readonly markCeilTicks: number;
   readonly depthUpdatedAtMicros: number;
   readonly bids: readonly LevelDump[];
   readonly asks: readonly LevelDump[];
@@ -74,6 +75,7 @@ function dumpMarket(market: Market): MarketDump {
     reopening: market.reopening,
     settlementPaused: market.settlementPaused,
     markTicks: market.markTicks,
+    markCeilTicks: market.markCeilTicks,
     depthUpdatedAtMicros: market.book.depthUpdatedAtMicros,
     bids: dumpSide(market.book.bids),
     asks: dumpSide(market.book.asks),

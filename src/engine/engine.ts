@@ -64,10 +64,20 @@ export interface EngineOptions {
   readonly config?: Partial<EngineConfig>;
 }
 
+/**
+ * A new mark price. A mark is any decimal, not only a whole number of
+ * ticks: `priceTicks` is the mark rounded down to the tick grid, and
+ * `betweenTicks` says that the mark lies strictly between priceTicks and
+ * priceTicks + 1 ticks. Stops compare the mark itself (triggers.ts isDue):
+ * a stop-loss at 2900 does not fire at a mark of 2900.004, which a mark
+ * rounded to the grid would make 2900.
+ */
 export interface SetMarkPriceCommand {
   readonly atMicros: number;
   readonly marketId: number;
   readonly priceTicks: number;
+  /** True when the mark is off the tick grid, strictly above priceTicks (default false: the mark is priceTicks). */
+  readonly betweenTicks?: boolean;
 }
 
 export interface SetMarketStateCommand extends Partial<MarketState> {
@@ -182,10 +192,13 @@ export class Engine {
     try {
       const market = this.core.market(cmd.marketId);
       if (market === undefined) return reject("SYMBOL_NOT_FOUND_ERROR", `marketId ${cmd.marketId} is not a registered market`);
-      if (!Number.isSafeInteger(cmd.priceTicks) || cmd.priceTicks <= 0) {
+      const between = cmd.betweenTicks === true;
+      // A mark below one tick is between 0 and 1 ticks: its floor is 0.
+      if (!Number.isSafeInteger(cmd.priceTicks) || cmd.priceTicks < (between ? 0 : 1) || cmd.priceTicks >= Number.MAX_SAFE_INTEGER) {
         return reject("INPUT_VALIDATION_ERROR", `mark price of ${cmd.priceTicks} ticks is not a positive integer`);
       }
       market.markTicks = cmd.priceTicks;
+      market.markCeilTicks = between ? cmd.priceTicks + 1 : cmd.priceTicks;
       return { ok: true, firedCount: fireDueStops(this.core, market) };
     } finally {
       this.end();

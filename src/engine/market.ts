@@ -22,8 +22,10 @@ export class Market {
   halted = false;
   reopening = false;
   settlementPaused = false;
-  /** The latest mark price in ticks, or null before the first one. */
+  /** The latest mark price in ticks, rounded down, or null before the first one. */
   markTicks: number | null = null;
+  /** The latest mark price in ticks, rounded up: markTicks, or markTicks + 1 when the mark lies between two ticks. */
+  markCeilTicks = 0;
   depthStream: DepthStream | null = null;
   /** Set while a command that touched the book has not yet reported depth changes. */
   depthNoticePending = false;

@@ -68,7 +68,7 @@ export function armStop(core: EngineCore, order: Order): OrderUpdate {
 export function fireDueStops(core: EngineCore, market: Market): number {
   if (market.markTicks === null || market.halted || market.crossingUnavailable) return 0;
   let due = 0;
-  for (const order of market.triggers.due(market.markTicks)) {
+  for (const order of market.triggers.due(market.markTicks, market.markCeilTicks)) {
     if (!order.isArmed) continue; // cancelled as the sibling of one fired before it
     fire(core, order);
     due += 1;

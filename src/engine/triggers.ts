@@ -16,9 +16,16 @@ export function firesOnFall(order: Order): boolean {
   return (order.orderType === "STOP_LOSS") !== order.isBuy;
 }
 
-/** True when an armed stop with this trigger fires at `markTicks`. */
-export function isDue(order: Order, markTicks: number): boolean {
-  return firesOnFall(order) ? markTicks <= order.triggerTicks : markTicks >= order.triggerTicks;
+/**
+ * True when an armed stop fires at a mark that lies within
+ * [floorTicks, ceilTicks] of the tick grid: its floor and its ceiling, equal
+ * when the mark is on the grid. The mark itself is compared, not a rounding
+ * of it: mark <= triggerPx exactly when ceil(mark / tick) <= triggerTicks,
+ * and mark >= triggerPx exactly when floor(mark / tick) >= triggerTicks (a
+ * trigger is a whole number of ticks).
+ */
+export function isDue(order: Order, floorTicks: number, ceilTicks: number): boolean {
+  return firesOnFall(order) ? ceilTicks <= order.triggerTicks : floorTicks >= order.triggerTicks;
 }
 
 export class TriggerBook {
@@ -44,11 +51,11 @@ export class TriggerBook {
     list.splice(index, 1);
   }
 
-  /** The armed stops due at `markTicks`, in arming order (oldest first). */
-  due(markTicks: number): Order[] {
+  /** The armed stops due at a mark within [floorTicks, ceilTicks] (isDue), in arming order (oldest first). */
+  due(floorTicks: number, ceilTicks: number): Order[] {
     const due: Order[] = [];
-    for (let i = this.fallers.length - 1; i >= 0 && this.fallers[i]!.triggerTicks >= markTicks; i--) due.push(this.fallers[i]!);
-    for (let i = this.risers.length - 1; i >= 0 && this.risers[i]!.triggerTicks <= markTicks; i--) due.push(this.risers[i]!);
+    for (let i = this.fallers.length - 1; i >= 0 && this.fallers[i]!.triggerTicks >= ceilTicks; i--) due.push(this.fallers[i]!);
+    for (let i = this.risers.length - 1; i >= 0 && this.risers[i]!.triggerTicks <= floorTicks; i--) due.push(this.risers[i]!);
     return due.sort((a, b) => a.index - b.index);
   }
 

@@ -459,7 +459,7 @@ export class Exchange {
       atMicros,
     );
     for (const change of update.markChanges) {
-      this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markPriceTicks });
+      this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markFloorTicks, betweenTicks: change.markBetweenTicks });
     }
     this.applyLiquidations(update.liquidation);
     this.emit({ kind: "oraclePrices", prices: this.risk.assetOraclePrices(atMicros) as never });
@@ -500,7 +500,9 @@ export class Exchange {
         const depth = this.engine.depth(spec.marketId, 100);
         if (!depth.ok) continue;
         const update = this.risk.setBook(spec.marketId, { bids: depth.bids, asks: depth.asks }, now);
-        for (const change of update.markChanges) this.engine.setMarkPrice({ atMicros: now, marketId: change.marketId, priceTicks: change.markPriceTicks });
+        for (const change of update.markChanges) {
+          this.engine.setMarkPrice({ atMicros: now, marketId: change.marketId, priceTicks: change.markFloorTicks, betweenTicks: change.markBetweenTicks });
+        }
         this.applyLiquidations(update.liquidation);
       }
       const summaries = this.risk.computeSummaries(now);

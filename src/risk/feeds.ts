@@ -11,7 +11,7 @@
 import { assert } from "../core/assert.ts";
 import { refreshCollateral } from "./collateral.ts";
 import { flagIfLiquidatable, getPerp } from "./executions.ts";
-import { type Price, toStepsHalfEven } from "./fixed.ts";
+import { divRound, type Price, toStepsHalfEven } from "./fixed.ts";
 import { fundingRateFor, reanchorFunding } from "./funding.ts";
 import { refreshFunding, refreshPosition } from "./margin.ts";
 import { bookPrices, computeMark } from "./prices.ts";
@@ -19,13 +19,21 @@ import { marketOf } from "./exposure.ts";
 import type { PerpMarketState, RiskState } from "./state.ts";
 import type { BookView } from "./types.ts";
 
-/** A mark that moved: what the engine's triggers need (setMarkPrice(marketId, priceTicks)). */
+/**
+ * A mark that moved: what the engine's triggers need
+ * (setMarkPrice({ priceTicks: markFloorTicks, betweenTicks: markBetweenTicks }):
+ * the mark itself, not a rounding of it, decides whether a stop fires).
+ */
 export interface MarkChange {
   readonly marketId: number;
   /** The mark, canonical decimal. */
   readonly markPrice: string;
-  /** The mark on the market's tick grid (half-even), for trigger orders. */
+  /** The mark on the market's tick grid (half-even): the nearest price an order can have. */
   readonly markPriceTicks: number;
+  /** The mark rounded down to the tick grid (0 for a mark below one tick). */
+  readonly markFloorTicks: number;
+  /** True when the mark is off the grid: strictly between markFloorTicks and markFloorTicks + 1. */
+  readonly markBetweenTicks: boolean;
 }
 
 /**
@@ -63,7 +71,15 @@ export function refreshMark(state: RiskState, market: PerpMarketState, atMicros:
   refreshHolders(state, market, atMicros, moved);
   if (!moved) return undefined;
   // The mark's text is the summary's markPrice too (remembered: the summary tick moves the mark, then publishes it).
-  return { marketId: market.config.marketId, markPrice: market.texts.mark.of(mark), markPriceTicks: markTicksOf(market, mark) };
+  const tick = market.config.tick;
+  const floorTicks = Number(divRound(mark, tick, "floor"));
+  return {
+    marketId: market.config.marketId,
+    markPrice: market.texts.mark.of(mark),
+    markPriceTicks: markTicksOf(market, mark),
+    markFloorTicks: floorTicks,
+    markBetweenTicks: mark % tick !== 0n,
+  };
 }
 
 /** The mark on the market's tick grid (half-even, at least one tick), remembered with the mark it was computed from. */

@@ -7,7 +7,7 @@
  *  1. setup and admin: createWallet, createAccount, addSigner, deposit,
  *     withdraw, transfer, updateWallet, setAssetStatus, closeMarket;
  *  2. feeds: setIndexPrice, setOraclePrice, setBook. Each returns the marks
- *     that moved (pass markPriceTicks to the engine's setMarkPrice) and the
+ *     that moved (pass markFloorTicks and markBetweenTicks to the engine's setMarkPrice) and the
  *     liquidations it caused (publish them; cancel the liquidated accounts'
  *     orders);
  *  3. admission: checkOrder(intent, atMicros) before an order enters the book;

@@ -117,12 +117,16 @@ describe("TriggerBook", () => {
     const buyStop = order(true, 125, 0, { orderType: "STOP_LOSS", triggerTicks: 120 }); // rises
     const buyTake = order(true, 105, 0, { orderType: "TAKE_PROFIT", triggerTicks: 98 }); // falls
     for (const o of [sellStop, sellTake, buyStop, buyTake]) book.add(o);
-    expect(book.due(110)).toEqual([]);
-    expect(book.due(100)).toEqual([sellStop]);
-    expect(book.due(98)).toEqual([sellStop, buyTake]);
-    expect(book.due(121)).toEqual([sellTake, buyStop]);
+    expect(book.due(110, 110)).toEqual([]);
+    expect(book.due(100, 100)).toEqual([sellStop]);
+    expect(book.due(98, 98)).toEqual([sellStop, buyTake]);
+    expect(book.due(121, 121)).toEqual([sellTake, buyStop]);
+    // A mark between two ticks: (100, 101) is above the sell stop's 100; (119, 120) is below the risers' 120.
+    expect(book.due(100, 101)).toEqual([]);
+    expect(book.due(119, 120)).toEqual([]);
+    expect(book.due(120, 121)).toEqual([sellTake, buyStop]);
     book.remove(sellTake);
-    expect(book.due(121)).toEqual([buyStop]);
+    expect(book.due(121, 121)).toEqual([buyStop]);
     expect(book.size).toBe(3);
   });
 });

@@ -112,6 +112,31 @@ describe("stops: firing", () => {
     expect(g.engine.order(tp.orderId)?.triggered).toBe(true);
   });
 
+  it("compares the mark itself, not a rounding of it: a mark between two ticks fires no stop at the nearer tick", () => {
+    // Each of the four kinds of stop at trigger 1000, against a mark just past it on the side that must not fire.
+    const cases = [
+      { type: "STOP_LOSS", isBuy: false, position: 5, quiet: 1000, fires: 999 }, // fires on a fall: mark in (1000, 1001) is above 1000
+      { type: "TAKE_PROFIT", isBuy: true, position: -5, quiet: 1000, fires: 999 },
+      { type: "TAKE_PROFIT", isBuy: false, position: 5, quiet: 999, fires: 1000 }, // fires on a rise: mark in (999, 1000) is below 1000
+      { type: "STOP_LOSS", isBuy: true, position: -5, quiet: 999, fires: 1000 },
+    ] as const;
+    for (const c of cases) {
+      const h = harness();
+      h.setPosition(1, 1, c.position);
+      const armed = ok(stop(h, c.type, c.isBuy, 1000));
+      expect(ok(h.engine.setMarkPrice({ atMicros: h.now, marketId: 1, priceTicks: c.quiet, betweenTicks: true })).firedCount, `${c.type} ${c.isBuy}`).toBe(0);
+      expect(h.engine.order(armed.orderId)?.triggered).toBe(false);
+      // Past the trigger (between two ticks on the far side), or exactly on it.
+      expect(ok(h.engine.setMarkPrice({ atMicros: h.now, marketId: 1, priceTicks: c.fires, betweenTicks: c.fires === 999 })).firedCount, `${c.type} ${c.isBuy}`).toBe(1);
+    }
+  });
+
+  it("takes a mark below one tick (floor 0, between ticks) and refuses a floor of 0 on the grid", () => {
+    const h = harness();
+    expect(ok(h.engine.setMarkPrice({ atMicros: h.now, marketId: 1, priceTicks: 0, betweenTicks: true })).firedCount).toBe(0);
+    expect(rejected(h.engine.setMarkPrice({ atMicros: h.now, marketId: 1, priceTicks: 0 })).code).toBe("INPUT_VALIDATION_ERROR");
+  });
+
   it("mirrors for a short (buy stops)", () => {
     const h = harness();
     h.setPosition(1, 1, -5);

@@ -45,7 +45,7 @@ describe("mark price", () => {
     expect(risk.markPriceTicks(BTC_PERP)).toBe(501_500); // no book yet: mean(50000 + 0, 50300) = 50150
     const update = risk.setBook(BTC_PERP, book, T0 + 1);
     // impact 50200, premium 200: median(50200, 50200, 50300) = 50200
-    expect(update.markChanges).toEqual([{ marketId: BTC_PERP, markPrice: "50200", markPriceTicks: 502_000 }]);
+    expect(update.markChanges).toEqual([{ marketId: BTC_PERP, markPrice: "50200", markPriceTicks: 502_000, markFloorTicks: 502_000, markBetweenTicks: false }]);
     const summary = risk.marketSummaries(T0 + 1)[0]!;
     expect(summary).toMatchObject({ markPrice: "50200", oraclePrice: "50300", throttledMidPrice: "50200", pricesUpdatedAt: T0 / 1000 });
   });
