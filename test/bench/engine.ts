@@ -99,6 +99,11 @@
  * `--engine-only [shallow|deep]` runs only this engine on one case, and also
  * prints rates per second of process CPU time (for profiling: `node
  * --cpu-prof --import tsx test/bench/engine.ts --engine-only deep`).
+ * With it, `--orders N` cuts the stream to N orders, `--runs N` sets the
+ * runs, and `--only engine|records` runs that one alone (no floors): for
+ * instruction counts under valgrind, where the difference between a
+ * process of 3 runs and one of 1 is two runs' cost (docs/PERFORMANCE.md,
+ * session 21).
  *
  * Where the time goes (measured, Node 20, 2 shared cores): shallow is spread
  * over the command path (no step above a few percent); deep spends about a
@@ -127,9 +132,17 @@ import { RecordsBook, type RecordsObjects, type RecordsSink, type RecordsStream 
 import { runTypedBareBook } from "./lib/typed-bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";
 
-const ORDERS = 1_000_000;
+/** A numeric command-line option (`--name N`), or its default. */
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at < 0 ? fallback : Number(process.argv[at + 1]);
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a positive integer, got ${process.argv[at + 1]}`);
+  return value;
+}
+
+const ORDERS = option("orders", 1_000_000);
 const CROSSING_SHARE = 0.3;
-const RUNS = 3;
+const RUNS = option("runs", 3);
 const SHAPE_SAMPLE_EVERY = 1_000;
 const MARKET = { marketId: 1, symbol: "BTCPERP", kind: "perp" as const, tickSize: "0.1", qtyStepSize: "0.001", minOrderQty: "0.001" };
 const AT_MICROS = 1_700_000_000_000_000;
@@ -563,6 +576,15 @@ function heapWithMillionResting(): { heapUsedMb: number; arrayBuffersMb: number 
 function engineOnly(name: string): void {
   const c = CASES.find((one) => one.name === name) ?? CASES[0]!;
   const w = generate(c);
+  const onlyAt = process.argv.indexOf("--only");
+  if (onlyAt >= 0) {
+    const which = process.argv[onlyAt + 1];
+    if (which !== "engine" && which !== "records") throw new RangeError(`--only must be engine or records, got ${which}`);
+    const alone = which === "engine" ? runs(RUNS, () => runEngine(w)) : runs(RUNS, () => runRecords(w, "none"));
+    const rates = (seconds: (run: EngineRun) => number) => alone.all.map((run) => Math.round(w.ops / seconds(run)));
+    console.log(JSON.stringify({ bench: "engine", engineOnly: c.name, only: which, ops: w.ops, opsPerSecRuns: rates((run) => run.seconds), opsPerCpuSecRuns: rates((run) => run.cpuSeconds) }));
+    return;
+  }
   const result = runs(RUNS, () => runEngine(w));
   const floor = runs(RUNS, () => runBareBook(w));
   const pooledFloor = runs(RUNS, () => runBareBook(w, "pooled"));
