@@ -417,12 +417,18 @@ export class BinaryColumn implements Column {
   }
 }
 
-let nextDictionaryId = 1;
-
-/** Dictionary<Int32, Utf8>: an index per row into a vocabulary shared by every batch. */
+/**
+ * Dictionary<Int32, Utf8>: an index per row into a vocabulary shared by every batch.
+ *
+ * Its Arrow dictionary id is numbered within the file, never by a process-wide
+ * counter, so that a file's bytes do not depend on what the process wrote
+ * before: either given here (a writer that builds its schema itself, such as
+ * the input log's and the market-data recording's), or left out and assigned
+ * by the ColumnTable the column is put in (0, 1, 2... in schema order).
+ */
 export class DictColumn implements Column {
-  readonly field: Field;
-  private readonly type: Dictionary<Utf8, Int32>;
+  private type: Dictionary<Utf8, Int32> | undefined;
+  private fieldOf: Field | undefined;
   private readonly codes = new Map<string, number>();
   private readonly vocabulary: string[] = [];
   /** Dictionary chunks written so far: a batch's dictionary is their concatenation (later ones are deltas). */
@@ -435,12 +441,29 @@ export class DictColumn implements Column {
   constructor(
     readonly name: string,
     seed: Iterable<string> = [],
-    /** The Arrow dictionary id; fixed ids make a file's bytes independent of how many columns the process made before. Default: a process-wide counter. */
+    /** The Arrow dictionary id, unique within the file; default: assigned by the ColumnTable that holds the column. */
     dictionaryId?: number,
   ) {
-    this.type = new Dictionary(new Utf8(), new Int32(), dictionaryId ?? nextDictionaryId++);
-    this.field = new Field(name, this.type, true);
+    if (dictionaryId !== undefined) this.assignDictionaryId(dictionaryId);
     for (const value of seed) this.code(value);
+  }
+
+  /** The Arrow dictionary id (undefined until given or assigned by a table). */
+  get dictionaryId(): number | undefined {
+    return this.type?.id;
+  }
+
+  /** Gives the column its dictionary id (once: a ColumnTable does it for a column made without one). */
+  assignDictionaryId(id: number): void {
+    if (this.type !== undefined) throw new Error(`column "${this.name}" already has dictionary id ${this.type.id}`);
+    if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`column "${this.name}": dictionary id ${id} must be an integer of at least 0`);
+    this.type = new Dictionary(new Utf8(), new Int32(), id);
+    this.fieldOf = new Field(this.name, this.type, true);
+  }
+
+  get field(): Field {
+    if (this.fieldOf === undefined) throw new Error(`column "${this.name}" has no dictionary id: give it one, or put it in a ColumnTable first`);
+    return this.fieldOf;
   }
 
   private code(value: string): number {
@@ -490,7 +513,30 @@ export class DictColumn implements Column {
     const data = this.indices.slice(0, length);
     this.indices = new Int32Array(Math.max(INITIAL_CAPACITY, length));
     this.length = 0;
-    return makeData({ type: this.type, length, data, dictionary: new Vector(this.chunks.slice()), ...this.validity.cut(length) });
+    return makeData({ type: this.field.type as Dictionary<Utf8, Int32>, length, data, dictionary: new Vector(this.chunks.slice()), ...this.validity.cut(length) });
+  }
+}
+
+/**
+ * Gives each dictionary column made without an id the smallest id the table's
+ * other dictionary columns do not use, in column order (0, 1, 2... when none
+ * was given), so the file's ids depend on its schema alone.
+ */
+function numberDictionaries(table: string, columns: readonly Column[]): void {
+  const dictionaries = columns.filter((column): column is DictColumn => column instanceof DictColumn);
+  const used = new Set<number>();
+  for (const column of dictionaries) {
+    const id = column.dictionaryId;
+    if (id === undefined) continue;
+    if (used.has(id)) throw new Error(`table "${table}" has two dictionary columns with dictionary id ${id}`);
+    used.add(id);
+  }
+  let next = 0;
+  for (const column of dictionaries) {
+    if (column.dictionaryId !== undefined) continue;
+    while (used.has(next)) next++;
+    column.assignDictionaryId(next);
+    used.add(next);
   }
 }
 
@@ -508,6 +554,7 @@ export class ColumnTable {
     /** Key-value metadata of the schema (what a reader needs to interpret the file). */
     metadata?: ReadonlyMap<string, string>,
   ) {
+    numberDictionaries(name, columns);
     this.schema = new Schema(columns.map((column) => column.field), metadata === undefined ? undefined : new Map(metadata));
   }
 

@@ -124,8 +124,9 @@ export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
  */
 export class InputLogColumns {
   private readonly time = new I64Column("timeMicros");
-  private readonly kind = new DictColumn("kind", INPUT_KINDS);
-  private readonly op = new DictColumn("op", ["createOrder", "modifyOrder", "cancelOrder", "cancelAll", "cancelAllAfter"]);
+  // Fixed dictionary ids: the live log builds its schema from these columns without a ColumnTable.
+  private readonly kind = new DictColumn("kind", INPUT_KINDS, 0);
+  private readonly op = new DictColumn("op", ["createOrder", "modifyOrder", "cancelOrder", "cancelAll", "cancelAllAfter"], 1);
   private readonly payload = new Utf8Column("payload");
   private readonly fingerprint = new Utf8Column("fingerprint");
   readonly list: readonly Column[] = [this.time, this.kind, this.op, this.payload, this.fingerprint];
