@@ -124,6 +124,8 @@ export function createAccount(state: RiskState, accountId: number, ownerAddress:
     f0: 0n,
     f1: 0n,
     pendingFees: 0n,
+    pendingSpotLoss: 0n,
+    spotBuys: new Map(),
   };
   state.accounts.set(accountId, account);
   wallet.accountIds.push(accountId);

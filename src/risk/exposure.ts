@@ -5,23 +5,33 @@
  * buys and sells per market widen its exposure for the initial requirement
  * (max(|q + restingBuys|, |q - restingSells|)); on a spot market they hold
  * balance (a buy holds qty x price of the quote, a sell holds qty of the
- * base).
+ * base). A resting spot buy also holds margin: the quote it would pay
+ * counts in the margin balance (rUSD at par), the base it would buy only
+ * after haircut, so per market the part of the hold that would lower margin,
+ *   restingSpotBuyLoss = max(0, -spotMarginChange(+qty of the base,
+ *                        -qty x price of the quote))
+ * at the current index prices, is taken out of the margin that admission
+ * counts (pretrade.ts). It fills as maker, so no fee is held for it. Within
+ * one market the account's buys are summed, so a buy far enough below the
+ * haircut price offsets another's loss there.
  *
  * Pending matches (made by the engine, not yet settled) count as if applied:
  * each side's position and cost move by the fill, the taker's fee reserve is
- * held, spot outflows are held, and effective open interest moves. Each
- * match's contribution is kept by fillId, so releasePending (on settlement or
- * bust) removes exactly what addPending added. Matching a resting order
- * reduces its resting quantity by the fill.
+ * held, spot outflows are held, and effective open interest moves. A spot
+ * fill's loss of margin for each side (spotMarginChange below zero, the
+ * taker's fee reserve included) is held in the account's pendingSpotLoss; a
+ * gain waits for settlement. Each match's contribution is kept by fillId, so
+ * releasePending (on settlement or bust) removes exactly what addPending
+ * added. Matching a resting order reduces its resting quantity by the fill.
  */
 import { assert } from "../core/assert.ts";
 import { getAccount } from "./accounts.ts";
-import { balanceOf } from "./collateral.ts";
+import { balanceOf, collateralValue } from "./collateral.ts";
 import { feeReserve } from "./fees.ts";
-import { E18, type Money, type Qty } from "./fixed.ts";
+import { E18, type Money, type Qty, min, roundMoney } from "./fixed.ts";
 import { effectiveQty, isEmptyPosition, positionOf, refreshEffective, refreshOrders } from "./margin.ts";
 import { moveOpenInterest } from "./open-interest.ts";
-import type { AccountState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
+import type { AccountState, AssetState, PendingState, PerpMarketState, RestingState, RiskState, SpotMarketState } from "./state.ts";
 import type { Match, RestingOrder, Side } from "./types.ts";
 
 export function marketOf(state: RiskState, marketId: number): PerpMarketState | SpotMarketState | undefined {
@@ -44,8 +54,58 @@ function holdResting(state: RiskState, order: RestingState, qty: Qty, revalue = 
     if (revalue || isEmptyPosition(position)) refreshOrders(position);
     return;
   }
-  if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
-  else balanceOf(order.account, market.base).reserved += qty * E18;
+  if (order.side === "B") {
+    const cost = qty * order.price;
+    balanceOf(order.account, market.quote).reserved += cost;
+    holdSpotBuy(order.account, market, qty, cost);
+  } else {
+    balanceOf(order.account, market.base).reserved += qty * E18;
+  }
+}
+
+/** Moves the account's resting spot buys in `market` by qty and cost (negative to release), dropping an empty entry. */
+function holdSpotBuy(account: AccountState, market: SpotMarketState, qty: Qty, cost: Money): void {
+  const buys = account.spotBuys.get(market);
+  if (buys === undefined) {
+    account.spotBuys.set(market, { cost, qty });
+    return;
+  }
+  buys.cost += cost;
+  buys.qty += qty;
+  if (buys.qty === 0n) {
+    if (buys.cost !== 0n) assert(false, `resting spot buys of account ${account.id} in ${market.config.symbol} hold no quantity but cost ${buys.cost}`);
+    account.spotBuys.delete(market);
+  }
+}
+
+/**
+ * The margin change of one side of a spot fill: the account's base balance
+ * moves by `baseDelta` and its quote balance by `quoteDelta` (signed Money),
+ * each valued as the change of that balance's collateral value (collateral.ts:
+ * a holding after haircut, a debt in full, the settlement asset at par).
+ * Settled: from the settled balance; otherwise from the balance less its
+ * pending outflows (pending inflows are not counted until they settle).
+ */
+export function spotMarginChange(account: AccountState, market: SpotMarketState, baseDelta: Money, quoteDelta: Money, settled: boolean): Money {
+  return balanceMarginChange(account, market.base, baseDelta, settled) + balanceMarginChange(account, market.quote, quoteDelta, settled);
+}
+
+function balanceMarginChange(account: AccountState, asset: AssetState, delta: Money, settled: boolean): Money {
+  if (asset.config.isSettlement || delta === 0n) return delta;
+  const balance = account.balances.get(asset.config.symbol);
+  const from = balance === undefined ? 0n : settled ? balance.balance : balance.balance - balance.pendingOut;
+  return collateralValue(asset, from + delta) - collateralValue(asset, from);
+}
+
+/** What the account's resting spot buys would take from margin at current index prices (see the module comment). */
+export function restingSpotBuyLoss(account: AccountState): Money {
+  if (account.spotBuys.size === 0) return 0n;
+  let loss = 0n;
+  for (const [market, buys] of account.spotBuys) {
+    const change = spotMarginChange(account, market, buys.qty * E18, -buys.cost, false);
+    if (change < 0n) loss -= change;
+  }
+  return loss;
 }
 
 /** Counts a resting order (or its remainder after matching) from now on. */
@@ -123,6 +183,8 @@ export function addPending(state: RiskState, match: Match): void {
   const notional = qty * price;
   const takerFee = feeReserve(taker.wallet, notional);
   let outflows: PendingState["outflows"] = NO_OUTFLOWS;
+  let takerSpotLoss = 0n;
+  let makerSpotLoss = 0n;
   const resting = state.resting.get(match.makerOrderId);
   // The maker's own perp position is revalued by its movePending below: its resting order is reduced without a
   // revaluation of its own (one requirement with orders per fill instead of two).
@@ -135,14 +197,23 @@ export function addPending(state: RiskState, match: Match): void {
   } else {
     const buyer: AccountState = takerDelta > 0n ? taker : maker;
     const seller: AccountState = takerDelta > 0n ? maker : taker;
+    // The margin each side loses (the cost as booked, the taker's fee reserve), held until the fill settles or
+    // busts; valued before this fill's outflows are held.
+    const cost = roundMoney(notional, market.quote.config.unit);
+    const buyerLoss = -min(spotMarginChange(buyer, market, qty * E18, -(cost + (buyer === taker ? takerFee : 0n)), false), 0n);
+    const sellerLoss = -min(spotMarginChange(seller, market, -qty * E18, cost - (seller === taker ? takerFee : 0n), false), 0n);
     outflows = [
       { balance: balanceOf(buyer, market.quote), amount: notional + (buyer === taker ? takerFee : 0n) },
       // A selling taker pays its fee out of the proceeds, so only the base is held.
       { balance: balanceOf(seller, market.base), amount: qty * E18 },
     ];
     for (const outflow of outflows) outflow.balance.pendingOut += outflow.amount;
+    takerSpotLoss = buyer === taker ? buyerLoss : sellerLoss;
+    makerSpotLoss = buyer === taker ? sellerLoss : buyerLoss;
+    taker.pendingSpotLoss += takerSpotLoss;
+    maker.pendingSpotLoss += makerSpotLoss;
   }
-  const pending: PendingState = { fillId: match.fillId, marketId: match.marketId, taker, maker, takerDelta, price, takerFee, outflows };
+  const pending: PendingState = { fillId: match.fillId, marketId: match.marketId, taker, maker, takerDelta, price, takerFee, outflows, takerSpotLoss, makerSpotLoss };
   state.pending.set(match.fillId, pending);
 }
 
@@ -168,4 +239,6 @@ export function releasePending(state: RiskState, fillId: string, revalue = true)
     return;
   }
   for (const outflow of pending.outflows) outflow.balance.pendingOut -= outflow.amount;
+  pending.taker.pendingSpotLoss -= pending.takerSpotLoss;
+  pending.maker.pendingSpotLoss -= pending.makerSpotLoss;
 }

@@ -306,6 +306,17 @@ export function equityEffective(account: AccountState, atMicros: number): Money 
   return account.pendingFees === 0n ? balance : balance - account.pendingFees;
 }
 
+/**
+ * The effective margin balance that effective-state checks (admission,
+ * match time) count: equityEffective less what pending spot fills take from
+ * margin (account.pendingSpotLoss). The published margin balance is
+ * equityEffective; a pending spot fill's gain counts once it settles.
+ */
+export function equityForChecks(account: AccountState, atMicros: number): Money {
+  const equity = equityEffective(account, atMicros);
+  return account.pendingSpotLoss === 0n ? equity : equity - account.pendingSpotLoss;
+}
+
 /** Settlement balance + collateral value + `upnl` + unrealized funding (zero terms are not added). */
 function marginBalance(account: AccountState, upnl: Money, atMicros: number): Money {
   let balance = upnl === 0n ? account.settlementBalance : account.settlementBalance + upnl;
@@ -332,6 +343,8 @@ export interface MarginShortfall {
  * passes (reducing is always allowed). Otherwise the account must not be
  * below its liquidation requirement (effective view only) and, after the
  * fill, margin balance + delta x (mark - price) - fee >= initial requirement.
+ * The effective view's margin balance is equityForChecks (pending spot
+ * fills' losses taken out).
  */
 export function fillMarginShortfall(
   position: PositionState | undefined,
@@ -344,7 +357,7 @@ export function fillMarginShortfall(
   const sizeAfter = abs(q + delta);
   if (sizeAfter <= abs(q)) return null;
   const mark = market.mark ?? price;
-  const equity = settled ? equitySettled(account, atMicros) : equityEffective(account, atMicros);
+  const equity = settled ? equitySettled(account, atMicros) : equityForChecks(account, atMicros);
   const imBefore = settled ? account.imS : account.im;
   const own = position === undefined ? 0n : settled ? position.imSC : position.imC;
   const required = (own === 0n ? imBefore : imBefore - own) + mulFractionCeil(sizeAfter * mark, market.imFraction);

@@ -16,27 +16,42 @@
  *      before = max(|q + B|, |q - S|), after = the same with the order added
  *    An order that does not grow exposure always passes. Otherwise the
  *    account must not be below its liquidation requirement, and
- *      margin balance - max(0, price loss against mark) - fee reserve
+ *      admission margin - max(0, price loss against mark) - fee reserve
  *        >= initial requirement with resting orders, this market at `after`
  *    where the price loss is qty x (price - mark) for a buy, qty x (mark -
  *    price) for a sell, and the fee reserve the gross taker fee at the
- *    wallet's tier. O(1): it reads the account's running sums.
+ *    wallet's tier. O(1) in positions: it reads the account's running sums
+ *    (and one entry per spot market where the account has resting buys).
+ *    Admission margin = margin balance (effective) - what pending spot fills
+ *    take from margin - what resting spot buys would take from it
+ *    (exposure.ts): a spot buy's reserved quote counts in the margin balance
+ *    in full, but once filled it is the base, worth its haircut value.
+ *    Spot margin, for an account with resting perp requirement
+ *    (initialMarginWithOrders > 0): admission margin + the order's change
+ *    of collateral value (what it buys after haircut, what it pays in full,
+ *    fee reserve included) >= initial requirement with resting orders.
  * 2. Match time (`checkFill`, the engine's hook, effective state): the maker
- *    is checked first (margin, then open interest), then the taker; a fill
- *    that grows a position must keep margin balance after the fill at or above
- *    the initial requirement of positions (margin.fillMarginShortfall).
+ *    is checked first, then the taker. Perp: margin, then open interest; a
+ *    fill that grows a position must keep margin balance after the fill at or
+ *    above the initial requirement of positions (margin.fillMarginShortfall).
+ *    Spot: balance (pending outflows held), then margin: a fill that lowers
+ *    the side's margin must keep it at or above the initial requirement of
+ *    its perp positions, the same rule (spotFillShortfall); a fill that does
+ *    not lower margin, or a side with no perp positions, is not checked.
  * 3. Settlement (`validateMatch`, settled state only): the chain's view;
- *    reports the bust reason.
+ *    reports the bust reason. Spot: InsufficientBalance (maker, then taker),
+ *    then AccountBelowIM (maker, then taker) by the spot margin rule on
+ *    settled balances, as a perp fill's AccountBelowIM.
  */
 import { assert } from "../core/assert.ts";
 import { checkAccountAccess, getAccount, rejection } from "./accounts.ts";
 import { availableBalance, collateralValue } from "./collateral.ts";
 import { feeReserve, refreshTier, takerFeeSplit } from "./fees.ts";
 import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, formatMoney, formatScaled, max, mulFractionCeil, roundMoney } from "./fixed.ts";
-import { type MarginShortfall, effectiveQty, equityEffective, fillMarginShortfall } from "./margin.ts";
+import { type MarginShortfall, effectiveQty, equityEffective, equityForChecks, equitySettled, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
-import { marketOf } from "./exposure.ts";
+import { marketOf, restingSpotBuyLoss, spotMarginChange } from "./exposure.ts";
 import { spotTakerFee } from "./executions.ts";
 import type { AccountState, AssetState, PerpMarketState, PositionState, RiskState, SpotMarketState } from "./state.ts";
 import type { BustReason, FillVerdict, MatchTerms, OrderIntent, RiskRejection, Side } from "./types.ts";
@@ -101,12 +116,25 @@ export function checkPerpOrderMargin(
   // The price loss against the mark: qty x (price - mark) for a buy above it, qty x (mark - price) for a sell below it.
   const loss = side === "B" ? (price > mark ? qty * (price - mark) : 0n) : price < mark ? qty * (mark - price) : 0n;
   const fee = feeReserve(account.wallet, qty * price);
-  const available = loss === 0n ? equity - fee : equity - loss - fee;
+  const counted = admissionMargin(account, equity);
+  const available = loss === 0n ? counted - fee : counted - loss - fee;
   if (available >= required) return null;
   return rejection(
     "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
     `order would leave accountId ${account.id} with margin balance "${formatE36(available)}" below its initial margin requirement "${formatE36(required)}"`,
   );
+}
+
+/**
+ * The margin admission counts, given the account's equityEffective: less
+ * what pending spot fills take from margin and what its resting spot buys
+ * would (exposure.ts restingSpotBuyLoss), so a spot buy's reserved quote is
+ * not also counted whole as margin for a perp order or another spot order.
+ */
+function admissionMargin(account: AccountState, equity: Money): Money {
+  const resting = restingSpotBuyLoss(account);
+  if (account.pendingSpotLoss === 0n && resting === 0n) return equity;
+  return equity - account.pendingSpotLoss - resting;
 }
 
 /** Full value (no haircut) of an outgoing amount; collateralValue gives the haircut value of an incoming one. */
@@ -137,7 +165,7 @@ function checkSpotOrder(
     side === "B"
       ? collateralValue(market.base, qty * E18) - valueOut(market.quote, cost + fee)
       : collateralValue(market.quote, cost - fee) - valueOut(market.base, qty * E18);
-  const equityAfter = equityEffective(account, atMicros) + change;
+  const equityAfter = admissionMargin(account, equityEffective(account, atMicros)) + change;
   if (equityAfter >= account.imOrders) return null;
   return rejection(
     "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
@@ -229,10 +257,42 @@ function spotOutflows(state: RiskState, market: SpotMarketState, fill: SpotFill,
   return buyer === fill.maker ? outflows : outflows.reverse();
 }
 
+/** Match time: the maker's balance and margin, then the taker's (effective state). */
 function checkSpotFill(state: RiskState, market: SpotMarketState, fill: SpotFill): FillVerdict {
   const outflows = spotOutflows(state, market, fill, false);
-  if (paysShort(outflows, fill.maker)) return "cancel-maker";
-  return paysShort(outflows, fill.taker) ? "reject-taker" : "ok";
+  if (paysShort(outflows, fill.maker) || spotFillShortfall(state, market, fill, fill.maker, false) !== null) return "cancel-maker";
+  if (paysShort(outflows, fill.taker) || spotFillShortfall(state, market, fill, fill.taker, false) !== null) return "reject-taker";
+  return "ok";
+}
+
+/**
+ * The initial-margin check of one side of a spot fill, the rule a perp fill
+ * has (margin.fillMarginShortfall): with cross margin the spot balances are
+ * collateral, so a fill that lowers the side's margin (the change of its
+ * base and quote balances' collateral value, exposure.spotMarginChange: a
+ * haircut asset bought counts after haircut, the taker's fee included) must
+ * leave it at or above the initial requirement of its perp positions. A fill
+ * that does not lower margin, or an account with no perp positions
+ * (requirement 0), passes. Effective view (match time): equityForChecks,
+ * balances less pending outflows, the fee reserve. Settled view
+ * (validateMatch): the settled margin balance and balances, the booked net
+ * fee. The cost is qty x price as booked (roundMoney).
+ */
+function spotFillShortfall(state: RiskState, market: SpotMarketState, fill: SpotFill, account: AccountState, settled: boolean): MarginShortfall | null {
+  const required = settled ? account.imS : account.im;
+  if (required === 0n) return null;
+  const costExact = fill.qty * fill.price;
+  const quoteUnit = market.quote.config.unit;
+  const cost = roundMoney(costExact, quoteUnit);
+  const fee = account !== fill.taker ? 0n : settled ? spotTakerFee(state, account, costExact, quoteUnit, fill.atMicros) : feeReserve(account.wallet, costExact);
+  const buys = account === (fill.takerDelta > 0n ? fill.taker : fill.maker);
+  const baseDelta = buys ? fill.qty * E18 : -fill.qty * E18;
+  const quoteDelta = buys ? -(cost + fee) : cost - fee;
+  const change = spotMarginChange(account, market, baseDelta, quoteDelta, settled);
+  if (change >= 0n) return null;
+  const equityAfter = (settled ? equitySettled(account, fill.atMicros) : equityForChecks(account, fill.atMicros)) + change;
+  if (equityAfter >= required) return null;
+  return { delta: change, shortfall: required - equityAfter, belowLiquidation: false };
 }
 
 /**
@@ -279,7 +339,11 @@ export function validateMatch(state: RiskState, match: MatchTerms, atMicros: num
         };
       }
     }
-    return null;
+    const fill = { taker, maker, qty, price, takerDelta, atMicros };
+    const makerFailure = spotFillShortfall(state, market, fill, maker, true);
+    if (makerFailure !== null) return belowIM(maker, makerFailure);
+    const takerFailure = spotFillShortfall(state, market, fill, taker, true);
+    return takerFailure === null ? null : belowIM(taker, takerFailure);
   }
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);

@@ -112,6 +112,24 @@ export interface AccountState {
   f0: Claim;
   f1: Claim;
   pendingFees: Money;
+  /**
+   * What pending spot fills take from margin: per fill and side, the part
+   * of its collateral change that is a loss (exposure.ts addPending);
+   * counted by effective-state checks (margin.equityForChecks), not by the
+   * published margin balance.
+   */
+  pendingSpotLoss: Money;
+  /**
+   * Resting spot buys by spot market: the quote they hold (sum of qty x
+   * price) and the base they buy (sum of qty). Admission counts the part of
+   * each market's hold that would lower margin (exposure.restingSpotBuyLoss).
+   */
+  readonly spotBuys: Map<SpotMarketState, SpotBuysState>;
+}
+
+export interface SpotBuysState {
+  cost: Money;
+  qty: Qty;
 }
 
 export interface PositionState {
@@ -321,6 +339,9 @@ export interface PendingState {
   readonly takerFee: Money;
   /** Spot: outflows owed, per account and asset. */
   readonly outflows: readonly { readonly balance: BalanceState; readonly amount: Money }[];
+  /** Spot: what the fill takes from each side's margin (added to pendingSpotLoss), taker and maker. */
+  readonly takerSpotLoss: Money;
+  readonly makerSpotLoss: Money;
 }
 
 /** Ids for the executions the risk layer makes itself (liquidation, ADL, market close). */

@@ -1,0 +1,152 @@
+/**
+ * Spot trades and cross margin (audit D1). Spot balances are collateral:
+ * what a spot trade buys counts after haircut and what it pays counts in
+ * full, so a spot buy lowers margin (BTC haircut 0.1: 0.1 BTC at 50000
+ * costs 5000 and counts 4500). A spot fill that lowers an account's margin
+ * gets the initial-margin check a perp fill has, at match time (checkFill:
+ * cancel-maker, reject-taker) and at settlement (validateMatch:
+ * AccountBelowIM); a resting spot buy's reserved quote is not also counted
+ * whole as margin at admission. An account with no perp positions, or a
+ * fill that does not lower margin, is checked on balances only.
+ *
+ * Account 3: 10000 RUSD, long 1.9 BTC perp at 50000 (fee 38): margin
+ * balance 9962, initial requirement 9500. Account 2 is its counterparty
+ * (short 1.9, 100000 RUSD, 1 BTC); account 1 holds 1000 RUSD and no perp.
+ */
+import { describe, expect, it } from "vitest";
+import { BTC_PERP, BTC_SPOT, T0, match, setPrices, spotTrade, trade, venue } from "./fixtures.ts";
+
+function marginVenue() {
+  const risk = venue({ accounts: 4, poolDeposit: "1000" });
+  risk.deposit(1, "RUSD", "1000", T0);
+  risk.deposit(2, "BTC", "1", T0);
+  risk.deposit(2, "RUSD", "100000", T0);
+  risk.deposit(3, "RUSD", "10000", T0);
+  setPrices(risk, T0);
+  trade(risk, BTC_PERP, 3, 2, "B", 500_000, 1_900, T0);
+  expect(risk.margin(3, T0)).toMatchObject({ marginBalance: "9962", initialMargin: "9500" });
+  return risk;
+}
+
+const perpBuy = (accountId: number, qtyLots: number) => ({ accountId, marketId: BTC_PERP, side: "B" as const, qtyLots, priceTicks: 500_000 });
+const spotBuy = (accountId: number, qtyLots: number) => ({ accountId, marketId: BTC_SPOT, side: "B" as const, qtyLots, priceTicks: 500_000 });
+
+describe("a spot fill that lowers margin, at match time", () => {
+  it("rejects a taker whose buy would leave it below its initial margin", () => {
+    const risk = marginVenue();
+    // 0.1 BTC: 4500 in, 5000 + 2 fee out: 9962 - 502 = 9460 < 9500
+    expect(risk.checkFill(match(BTC_SPOT, 3, 2, "B", 500_000, 1_000), T0)).toBe("reject-taker");
+    // 0.09 BTC: 4050 in, 4500 + 1.8 out: 9510.2 >= 9500
+    expect(risk.checkFill(match(BTC_SPOT, 3, 2, "B", 500_000, 900), T0)).toBe("ok");
+  });
+
+  it("cancels a maker whose resting buy would leave it below its initial margin", () => {
+    const risk = marginVenue();
+    // the maker pays no fee: 9962 - 500 = 9462 < 9500; 0.09 BTC: 9962 - 450 = 9512
+    expect(risk.checkFill(match(BTC_SPOT, 2, 3, "A", 500_000, 1_000), T0)).toBe("cancel-maker");
+    expect(risk.checkFill(match(BTC_SPOT, 2, 3, "A", 500_000, 900), T0)).toBe("ok");
+  });
+
+  it("counts the margin that pending spot fills take", () => {
+    const risk = marginVenue();
+    // 0.05 BTC takes 251 (2500 + 1 out, 2250 in): one fits (9711), two do not (9460)
+    const first = match(BTC_SPOT, 3, 2, "B", 500_000, 500);
+    expect(risk.checkFill(first, T0)).toBe("ok");
+    risk.addPending(first);
+    expect(risk.checkFill(match(BTC_SPOT, 3, 2, "B", 500_000, 500), T0)).toBe("reject-taker");
+    // a perp fill that grows the position counts it too: 0.05 BTC perp needs 250 more, 9711 - 1 fee < 9750
+    expect(risk.checkFill(match(BTC_PERP, 3, 2, "B", 500_000, 50), T0)).toBe("reject-taker");
+    risk.releasePending(first.fillId);
+    expect(risk.checkFill(match(BTC_SPOT, 3, 2, "B", 500_000, 500), T0)).toBe("ok");
+    expect(risk.checkFill(match(BTC_PERP, 3, 2, "B", 500_000, 50), T0)).toBe("ok");
+  });
+
+  it("leaves an account without perp positions to the balance check", () => {
+    const risk = marginVenue();
+    // account 1 buys 0.019 BTC for 950 + 0.38: its margin falls, but it has no requirement
+    expect(risk.checkFill(match(BTC_SPOT, 1, 2, "B", 500_000, 190), T0)).toBe("ok");
+    expect(risk.validateMatch(match(BTC_SPOT, 1, 2, "B", 500_000, 190), T0)).toBeNull();
+    spotTrade(risk, 1, 2, "B", 500_000, 190, T0);
+    expect(risk.balances(1).find((balance) => balance.asset === "BTC")?.realBalance).toBe("0.019");
+  });
+
+  it("passes a fill that does not lower margin, even below the initial requirement, and refuses one that does", () => {
+    const risk = marginVenue();
+    risk.deposit(4, "RUSD", "10000", T0);
+    risk.deposit(4, "BTC", "0.1", T0);
+    // long 2.8 BTC at 50500 against a mark of 50000: margin 10000 + 4500 - 1400 - 56.56 = 13043.44 < 14000
+    trade(risk, BTC_PERP, 4, 2, "B", 505_000, 2_800, T0);
+    expect(risk.margin(4, T0)).toMatchObject({ marginBalance: "13043.44", initialMargin: "14000" });
+    // selling 0.1 BTC for 5000 - 2 fee gives up 4500 of collateral: margin +498
+    expect(risk.checkFill(match(BTC_SPOT, 4, 2, "A", 500_000, 1_000), T0)).toBe("ok");
+    expect(risk.validateMatch(match(BTC_SPOT, 4, 2, "A", 500_000, 1_000), T0)).toBeNull();
+    // buying 0.001 BTC for 50 + 0.02 fee, worth 45: margin -5.02
+    expect(risk.checkFill(match(BTC_SPOT, 4, 2, "B", 500_000, 10), T0)).toBe("reject-taker");
+    expect(risk.validateMatch(match(BTC_SPOT, 4, 2, "B", 500_000, 10), T0)).toEqual({ reasonName: "AccountBelowIM", accountId: 4, delta: "-5.02", shortfall: "961.58" });
+  });
+});
+
+describe("a spot fill that lowers margin, at settlement", () => {
+  it("busts AccountBelowIM for the taker, as a perp fill", () => {
+    const risk = marginVenue();
+    expect(risk.validateMatch(match(BTC_SPOT, 3, 2, "B", 500_000, 1_000), T0)).toEqual({ reasonName: "AccountBelowIM", accountId: 3, delta: "-502", shortfall: "40" });
+    expect(risk.validateMatch(match(BTC_SPOT, 3, 2, "B", 500_000, 900), T0)).toBeNull();
+  });
+
+  it("busts AccountBelowIM for the maker, checked before the taker", () => {
+    const risk = marginVenue();
+    expect(risk.validateMatch(match(BTC_SPOT, 2, 3, "A", 500_000, 1_000), T0)).toEqual({ reasonName: "AccountBelowIM", accountId: 3, delta: "-500", shortfall: "38" });
+  });
+
+  it("reports a missing balance before a margin shortfall", () => {
+    const risk = marginVenue();
+    expect(risk.validateMatch(match(BTC_SPOT, 3, 2, "B", 500_000, 2_000), T0)).toMatchObject({ reasonName: "InsufficientBalance", accountId: 3, asset: "RUSD" });
+  });
+});
+
+describe("a resting spot buy at admission", () => {
+  it("is not counted as perp margin for the part of its reservation that would lower margin", () => {
+    const risk = venue({ accounts: 3 });
+    risk.deposit(3, "RUSD", "10000", T0);
+    setPrices(risk, T0);
+    // 1.9 BTC perp: 9500 required, 10000 - 38 fee available
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toBeNull();
+    // a resting buy of 0.1 BTC at 50000 holds 5000 RUSD that would buy 4500 of collateral: 500 of margin
+    risk.restOrder({ orderId: "s1", ...spotBuy(3, 1_000) });
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'order would leave accountId 3 with margin balance "9462" below its initial margin requirement "9500"',
+    });
+    expect(risk.checkOrder(perpBuy(3, 1_890), T0)).toBeNull(); // 10000 - 500 - 37.8 >= 9450
+    // a buy priced below the haircut value (0.1 BTC at 44000 buys 4500 for 4400) holds no margin
+    risk.removeRestingOrder("s1");
+    risk.restOrder({ orderId: "s2", ...spotBuy(3, 1_000), priceTicks: 440_000 });
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toBeNull();
+  });
+
+  it("is counted when a spot order is admitted against perp margin", () => {
+    const risk = marginVenue();
+    expect(risk.checkOrder(spotBuy(3, 900), T0)).toBeNull(); // 9962 - 451.8 = 9510.2
+    risk.restOrder({ orderId: "s1", ...spotBuy(3, 100) }); // 0.01 BTC resting: 50 of margin
+    expect(risk.checkOrder(spotBuy(3, 900), T0)).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'spot order would leave accountId 3 with margin balance "9460.2" below its initial margin requirement "9500"',
+    });
+    risk.removeRestingOrder("s1");
+    expect(risk.checkOrder(spotBuy(3, 900), T0)).toBeNull();
+  });
+
+  it("moves from resting to pending when it fills, and is gone when the fill settles", () => {
+    const risk = marginVenue();
+    risk.restOrder({ orderId: "s1", ...spotBuy(3, 500) }); // 250 of margin resting
+    const fill = { ...match(BTC_SPOT, 2, 3, "A", 500_000, 500), makerOrderId: "s1" };
+    expect(risk.checkFill(fill, T0)).toBe("ok");
+    risk.addPending(fill); // 250 of margin pending
+    expect(risk.restingOrder("s1")).toBeUndefined();
+    expect(risk.checkOrder(spotBuy(3, 400), T0)).toBeNull(); // 9962 - 250 - 200.8 = 9511.2
+    expect(risk.checkOrder(spotBuy(3, 500), T0)).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" }); // 9461
+    risk.releasePending(fill.fillId);
+    expect(risk.state.accounts.get(3)!.pendingSpotLoss).toBe(0n);
+    expect(risk.state.accounts.get(3)!.spotBuys.size).toBe(0);
+  });
+});
