@@ -14,8 +14,7 @@
 import { assert } from "../core/assert.ts";
 import { microsToMillis } from "../core/time.ts";
 import { rejection } from "./accounts.ts";
-import { E18, E36, type Money, type Price, divFloorE18, formatE36, formatMoney } from "./fixed.ts";
-import { equityEffective } from "./margin.ts";
+import { E18, E36, type Money, type Price, divFloorE18, formatMoney } from "./fixed.ts";
 import type { AccountState, AssetState, BalanceState, RiskState } from "./state.ts";
 import type { LedgerEntry, LedgerType, RiskRejection } from "./types.ts";
 
@@ -149,26 +148,3 @@ export function availableBalance(balance: BalanceState | undefined): Money {
   return balance.balance - balance.reserved - balance.pendingOut;
 }
 
-/**
- * A withdrawal or outgoing transfer must leave the balance available and the
- * margin (with resting orders) at or above the initial requirement.
- */
-export function checkOutflow(account: AccountState, asset: AssetState, amount: Money, atMicros: number): RiskRejection | null {
-  const available = availableBalance(account.balances.get(asset.config.symbol));
-  if (available < amount) {
-    return rejection(
-      "INSUFFICIENT_BALANCE_ERROR",
-      `amount "${formatMoney(amount)}" ${asset.config.symbol} exceeds the available balance "${formatMoney(available)}" of accountId ${account.id}`,
-    );
-  }
-  const balance = account.balances.get(asset.config.symbol)!;
-  const marginLoss = asset.config.isSettlement ? amount : balance.collateralC - collateralValue(asset, balance.balance - amount);
-  const equityAfter = equityEffective(account, atMicros) - marginLoss;
-  if (account.imOrders > 0n && equityAfter < account.imOrders) {
-    return rejection(
-      "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      `taking "${formatMoney(amount)}" ${asset.config.symbol} out of accountId ${account.id} leaves margin balance "${formatE36(equityAfter)}" below the initial margin requirement "${formatE36(account.imOrders)}"`,
-    );
-  }
-  return null;
-}

@@ -137,6 +137,33 @@ function admissionMargin(account: AccountState, equity: Money): Money {
   return equity - account.pendingSpotLoss - resting;
 }
 
+/**
+ * A withdrawal or outgoing transfer must leave the balance available and the
+ * margin (with resting orders) at or above the initial requirement. The
+ * margin counted is admission's (admissionMargin): less what pending spot
+ * fills and resting spot buys take from it, so the quote a spot buy has
+ * reserved does not also back a withdrawal of the rest.
+ */
+export function checkOutflow(account: AccountState, asset: AssetState, amount: Money, atMicros: number): RiskRejection | null {
+  const available = availableBalance(account.balances.get(asset.config.symbol));
+  if (available < amount) {
+    return rejection(
+      "INSUFFICIENT_BALANCE_ERROR",
+      `amount "${formatMoney(amount)}" ${asset.config.symbol} exceeds the available balance "${formatMoney(available)}" of accountId ${account.id}`,
+    );
+  }
+  const balance = account.balances.get(asset.config.symbol)!;
+  const marginLoss = asset.config.isSettlement ? amount : balance.collateralC - collateralValue(asset, balance.balance - amount);
+  const equityAfter = admissionMargin(account, equityEffective(account, atMicros)) - marginLoss;
+  if (account.imOrders > 0n && equityAfter < account.imOrders) {
+    return rejection(
+      "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      `taking "${formatMoney(amount)}" ${asset.config.symbol} out of accountId ${account.id} leaves margin balance "${formatE36(equityAfter)}" below the initial margin requirement "${formatE36(account.imOrders)}"`,
+    );
+  }
+  return null;
+}
+
 /** Full value (no haircut) of an outgoing amount; collateralValue gives the haircut value of an incoming one. */
 function valueOut(asset: AssetState, amount: Money): Money {
   return -collateralValue(asset, -amount);

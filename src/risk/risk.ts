@@ -43,7 +43,7 @@ import {
   updateWalletFlags,
   walletConfiguration,
 } from "./accounts.ts";
-import { type BookingContext, book, checkOutflow, netDepositsText, parseAmount, realBalanceText } from "./collateral.ts";
+import { type BookingContext, book, netDepositsText, parseAmount, realBalanceText } from "./collateral.ts";
 import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
 import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./executions.ts";
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
@@ -54,7 +54,7 @@ import { type LiquidationOutcome, runLiquidations } from "./liquidation.ts";
 import { closeMarket } from "./market-close.ts";
 import { equityEffective, equitySettled } from "./margin.ts";
 import { positionView } from "./positions.ts";
-import { checkFill, checkOrder, validateMatch } from "./pretrade.ts";
+import { checkFill, checkOrder, checkOutflow, validateMatch } from "./pretrade.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
 import { type BalanceState, type ExecutionIds, type PositionState, type RiskState, createRiskState, defaultExecutionIds } from "./state.ts";
 import { assetOraclePrices, marketSummary, spotMarketSummary } from "./summaries.ts";

@@ -150,3 +150,23 @@ describe("a resting spot buy at admission", () => {
     expect(risk.state.accounts.get(3)!.spotBuys.size).toBe(0);
   });
 });
+
+describe("a resting spot buy and a withdrawal", () => {
+  it("does not back a withdrawal with the margin its reservation would take", () => {
+    const risk = marginVenue();
+    // 9962 - 450 = 9512 >= 9500: the withdrawal fits while nothing rests
+    expect(risk.state.accounts.get(3)!.imOrders).toBeGreaterThan(0n);
+    const withdrawable = venueWithdrawal(risk, "450");
+    expect(withdrawable).toBeNull();
+    const withResting = marginVenue();
+    withResting.restOrder({ orderId: "s1", ...spotBuy(3, 100) }); // 0.01 BTC resting: 50 of margin
+    expect(venueWithdrawal(withResting, "450")).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" }); // 9962 - 50 - 450 = 9462
+    expect(venueWithdrawal(withResting, "400")).toBeNull(); // 9512
+  });
+});
+
+/** Withdraws `amount` RUSD from account 3: null when it passes, else its refusal. */
+function venueWithdrawal(risk: ReturnType<typeof marginVenue>, amount: string) {
+  const result = risk.withdraw(3, "RUSD", amount, T0);
+  return result.ok ? null : result.rejection;
+}
