@@ -487,7 +487,7 @@ export function buildExecAsyncApiDocument(): Json {
       title: "shadowbook: order-book trading service (order entry)",
       version: CONTRACT_VERSION,
       description:
-        "WebSocket order entry of the trading service contract 3.5.2, as served by the shadowbook simulator: requests {type, id, payload} answered by {type, id, ok, payload | error}; ids must be unique among in-flight requests of a connection. Generated from the zod schemas of the implementation.",
+        "WebSocket order entry of the trading service contract 3.5.2, as served by the shadowbook simulator: requests {type, id, payload} answered by {type, id, ok, payload | error}; ids must be unique among in-flight requests of a connection. Closes: 1013 slow consumer (unread answers past the bound; requests sent still happen), 1001 shutdown. Generated from the zod schemas of the implementation.",
     },
     defaultContentType: "application/json",
     servers: { live: { host: "{host}", pathname: "/exec", protocol: "ws", variables: { host: { default: "localhost:8080" } } } },

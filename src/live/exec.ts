@@ -50,6 +50,18 @@
  * (answers keep their order; a request stays in flight until its answer is
  * written). Pongs and framing errors are not inputs and are answered at
  * once.
+ *
+ * Slow consumers: after every write (a pong or framing error, or a batch of
+ * answers once uncorked), a connection whose unsent data passes
+ * `slowConsumerBytes` (EXEC_SLOW_CONSUMER_BYTES_DEFAULT) is closed with
+ * 1013 "slow consumer", the close code spec 6.3 gives the stream for the
+ * same condition (liveness.ts isSlowConsumer, shared with /ws): a client
+ * that sends and never reads would otherwise make the server hold every
+ * answer. It is sent nothing more; requests it sent before it saw the close
+ * still happen, their answers unsent (spec 4.3: a request whose response was
+ * lost is verified through REST), and `ws` ends a peer that never answers
+ * the close after its close timeout (30 s). Framing errors (spec 7.4) never
+ * close a connection; this is about the client's reading, not its frames.
  */
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -60,7 +72,7 @@ import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import { EarlyConfirm } from "./early-confirm.ts";
 import { parseExecFrame } from "./exec-framing.ts";
 import { frameText, JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
-import { watchLiveness } from "./liveness.ts";
+import { CLOSE_SLOW_CONSUMER, isSlowConsumer, SLOW_CONSUMER_REASON, watchLiveness } from "./liveness.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
 import { SignerPool } from "./signer-pool.ts";
 
@@ -89,6 +101,16 @@ export const PROTOCOL_PING_MS = 30_000;
  */
 export const EXEC_FRAME_BYTES_MAX = 1024 * 1024;
 
+/**
+ * Unsent bytes on an /exec connection before it is closed with 1013 as a
+ * slow consumer (see the module comment). Twice the largest frame: one
+ * answer can be about as large as the frame it answers (the id is echoed),
+ * so a client that reads is not cut by one large answer in the socket's
+ * buffer; what the server holds per connection stays within this plus one
+ * frame.
+ */
+export const EXEC_SLOW_CONSUMER_BYTES_DEFAULT = 2 * EXEC_FRAME_BYTES_MAX;
+
 export interface ExecSurfaceOptions {
   /**
    * Worker threads recovering signatures behind a backlog (signed mode
@@ -114,6 +136,8 @@ export interface ExecSurfaceOptions {
    * terminated, without waiting 30 s.
    */
   pingIntervalMs?: number;
+  /** Unsent bytes on a connection before it is closed with 1013 (default EXEC_SLOW_CONSUMER_BYTES_DEFAULT). */
+  slowConsumerBytes?: number;
 }
 
 export interface ExecSurface extends SocketSurface {
@@ -130,7 +154,10 @@ interface Connection {
   readonly inFlight: Set<string>;
   /** The ws socket's underlying stream, corked during a drain (undefined if ws does not expose it). */
   readonly raw: Duplex | undefined;
-  corked: boolean;
+  /** Unsent bytes beyond which the connection is a slow consumer. */
+  readonly slowConsumerBytes: number;
+  /** Written to in the current batch of answers (corked, when raw is known): its backlog is checked at the batch's end. */
+  batched: boolean;
 }
 
 interface Pending {
@@ -149,12 +176,16 @@ interface Pending {
 export function createExecSurface(context: LiveContext, options: ExecSurfaceOptions = {}): ExecSurface {
   const pingIntervalMs = options.pingIntervalMs ?? PROTOCOL_PING_MS;
   if (!(pingIntervalMs > 0)) throw new RangeError(`pingIntervalMs must be positive, got ${pingIntervalMs}`);
+  const slowConsumerBytes = options.slowConsumerBytes ?? EXEC_SLOW_CONSUMER_BYTES_DEFAULT;
+  if (!(Number.isSafeInteger(slowConsumerBytes) && slowConsumerBytes >= 0)) {
+    throw new RangeError(`slowConsumerBytes must be a non-negative integer, got ${slowConsumerBytes}`);
+  }
   const wss = new WebSocketServer({ noServer: true, maxPayload: EXEC_FRAME_BYTES_MAX });
   const connections = new Set<Connection>();
   const queue = new ExecQueue(context, options.signerThreads ?? 0, options.earlyConfirm ?? true);
 
   wss.on("connection", (socket: WebSocket) => {
-    const connection: Connection = { socket, inFlight: new Set(), raw: rawStreamOf(socket), corked: false };
+    const connection: Connection = { socket, inFlight: new Set(), raw: rawStreamOf(socket), slowConsumerBytes, batched: false };
     connections.add(connection);
     queue.connected();
     watchLiveness(socket, pingIntervalMs);
@@ -218,17 +249,27 @@ const OFFLOAD_BACKLOG = 4;
 /** Requests handled between two writes of the answers (a write per connection per WRITE_EVERY answers at most). */
 const WRITE_EVERY = 8;
 
-function uncorkAll(corked: Connection[]): void {
-  for (const connection of corked) {
-    connection.corked = false;
-    connection.raw!.uncork();
+/** Ends a batch of answers: uncorks its connections (one write each), then checks each one's backlog. */
+function endBatch(batched: Connection[]): void {
+  for (const connection of batched) {
+    connection.batched = false;
+    connection.raw?.uncork();
   }
-  corked.length = 0;
+  for (const connection of batched) checkBacklog(connection);
+  batched.length = 0;
+}
+
+/** After a write: a backlog above the bound makes a slow consumer, closed with 1013 (it gets nothing more: sends need OPEN). */
+function checkBacklog(connection: Connection): void {
+  const socket = connection.socket;
+  if (socket.readyState === socket.OPEN && isSlowConsumer(socket, connection.slowConsumerBytes)) socket.close(CLOSE_SLOW_CONSUMER, SLOW_CONSUMER_REASON);
 }
 
 function send(connection: Connection, frame: unknown): void {
   const socket = connection.socket;
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+  if (socket.readyState !== socket.OPEN) return;
+  socket.send(JSON.stringify(frame));
+  checkBacklog(connection);
 }
 
 class ExecQueue {
@@ -452,23 +493,27 @@ interface Answer {
   readonly frame: string | undefined;
 }
 
-/** Writes a batch of answers with their connections corked (one write per connection); their ids are no longer in flight. */
+/**
+ * Writes a batch of answers with their connections corked (one write per
+ * connection), then checks each connection's backlog (slow consumers); their
+ * ids are no longer in flight.
+ */
 function writeAnswers(answers: readonly Answer[]): void {
-  const corked: Connection[] = [];
+  const batched: Connection[] = [];
   try {
     for (const { connection, id, frame } of answers) {
       connection.inFlight.delete(id);
       const socket = connection.socket;
       if (frame === undefined || socket.readyState !== socket.OPEN) continue;
-      if (!connection.corked && connection.raw !== undefined) {
-        connection.raw.cork();
-        connection.corked = true;
-        corked.push(connection);
+      if (!connection.batched) {
+        connection.raw?.cork();
+        connection.batched = true;
+        batched.push(connection);
       }
       socket.send(frame);
     }
   } finally {
-    uncorkAll(corked);
+    endBatch(batched);
   }
 }
 

@@ -20,8 +20,33 @@
  *
  * Timers are unref'd (they never hold the process open) and stop when the
  * socket closes.
+ *
+ * Any pong counts, unsolicited ones included: RFC 6455 5.5.3 allows a pong
+ * sent as a unidirectional heartbeat, so a peer may keep itself alive that
+ * way without reading the server's pings. That is kept on purpose. A peer
+ * that does not read is bounded by the other half of this module: every
+ * answer either surface sends is followed by `isSlowConsumer`, and a peer
+ * whose unread data passes the surface's bound is closed with 1013, pongs or
+ * not. What a peer that sends only pongs and reads nothing holds is the
+ * server's pings (a few bytes per interval), like any idle connection.
  */
 import type { WebSocket } from "ws";
+
+/** The close code and reason of a slow consumer (spec 6.3), on /ws and /exec alike. */
+export const CLOSE_SLOW_CONSUMER = 1013;
+export const SLOW_CONSUMER_REASON = "slow consumer";
+
+/**
+ * Whether `socket` is a slow consumer: its unsent data (ws `bufferedAmount`:
+ * what the socket has not yet handed to the kernel, corked writes included)
+ * exceeds `limitBytes`. Checked after every send, so that what the server
+ * holds for one connection is bounded by `limitBytes` plus one frame; the
+ * caller closes the connection with CLOSE_SLOW_CONSUMER and sends it nothing
+ * more.
+ */
+export function isSlowConsumer(socket: WebSocket, limitBytes: number): boolean {
+  return socket.bufferedAmount > limitBytes;
+}
 
 /** Pings `socket` every `pingIntervalMs` and terminates it when a ping goes unanswered for a whole interval. */
 export function watchLiveness(socket: WebSocket, pingIntervalMs: number): void {

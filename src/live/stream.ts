@@ -41,7 +41,7 @@
  * - protocol-level pings every STREAM_PING_INTERVAL_MS (unref'd timers) keep
  *   idle connections alive through proxies; a connection that has not
  *   answered the previous ping by the next one is dead and is terminated
- *   (liveness.ts, shared with /exec).
+ *   (liveness.ts, shared with /exec, as is the slow-consumer test).
  */
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { microsToMillis } from "../core/time.ts";
@@ -55,7 +55,7 @@ import {
 import { positiveInteger, type LiveContext, type SocketSurface } from "./server.ts";
 import { ChannelRegistry, resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
 import { routeOutput } from "../exchange/stream-routes.ts";
-import { watchLiveness } from "./liveness.ts";
+import { CLOSE_SLOW_CONSUMER, isSlowConsumer, SLOW_CONSUMER_REASON, watchLiveness } from "./liveness.ts";
 import { debug, StreamFanout } from "./stream-fanout.ts";
 import { takeSnapshot } from "./stream-snapshots.ts";
 import { frameText } from "./request-json.ts";
@@ -88,7 +88,7 @@ export function streamErrorSubscriptionLimit(max: number): string {
 /** The error message of a subscribe beyond the default limit. */
 export const STREAM_ERROR_SUBSCRIPTION_LIMIT = streamErrorSubscriptionLimit(SUBSCRIPTIONS_PER_CONNECTION_MAX);
 
-export const CLOSE_SLOW_CONSUMER = 1013;
+export { CLOSE_SLOW_CONSUMER };
 export const CLOSE_RESYNC = 1012;
 
 export interface StreamSurfaceOptions {
@@ -238,7 +238,7 @@ class StreamServer implements StreamSurface {
 
   /** After every send: a backlog above the limit makes a slow consumer. */
   private checkBacklog(connection: Connection): void {
-    if (connection.socket.bufferedAmount > this.slowConsumerBytes) this.close(connection, CLOSE_SLOW_CONSUMER, "slow consumer");
+    if (isSlowConsumer(connection.socket, this.slowConsumerBytes)) this.close(connection, CLOSE_SLOW_CONSUMER, SLOW_CONSUMER_REASON);
   }
 
   // -- the client-frame protocol ----------------------------------------------------------
