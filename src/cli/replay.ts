@@ -5,6 +5,19 @@
  * or that every step matched. Exit status 1 on a divergence (and then no
  * state is written and nothing is served: the state would not be the run's).
  *
+ * A live log that does not end as a closed one does (`serve --record` killed
+ * with -9 or still running, a copy cut short, bytes after its end-of-stream
+ * marker: src/record/replay.ts, LogEnd) replays the steps of its complete
+ * batches, and says so: a warning after the first line names how the log
+ * ends, how many steps were read and that the rest is missing, and the
+ * "every fingerprint matched" line says it was of a log cut short. The exit
+ * status stays 0 when every step read matched: a server killed with -9
+ * legitimately leaves such a log (with --durability sync, every answered
+ * request is in its complete batches), and 1 means the replay does not
+ * reproduce the log (a divergence) or the log is refused (unreadable,
+ * damaged in the middle, a damaged value). A caller that needs the whole
+ * session checks `logEnd` in the result (or the warning line).
+ *
  * - `--until <time>` (Unix ms, or ISO-8601 such as 2026-01-01T00:05:00Z):
  *   stops after the last step at or before that time, writes the whole
  *   state (src/record/exchange-state.ts) as JSON to `--state-out <file>`
@@ -46,7 +59,7 @@ import { startLiveServer, type RunningServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
-import { readInputLog, replayInputLog, type InputLog } from "../record/replay.ts";
+import { describeLogEnd, readInputLog, replayInputLog, type InputLog, type LogEnd } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { checkListen } from "./serve.ts";
@@ -83,6 +96,8 @@ export interface ReplayCommandResult {
   readonly steps: number;
   readonly fingerprint: string;
   readonly diverged: boolean;
+  /** Set when the log does not end as a closed one does (cut short, unclosed, bytes after its end): only its complete batches were replayed. */
+  readonly logEnd?: LogEnd;
   readonly state?: ExchangeState;
   readonly statePath?: string;
   readonly running?: RunningServer;
@@ -164,26 +179,29 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${log.scenario}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
+  const logEnd = log.end === undefined ? {} : { logEnd: log.end };
+  if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
   if (result.divergence !== undefined) {
     const { step, replayed } = result.divergence;
     console.log(`  DIVERGES at step ${step.index} (${formatMicros(step.timeMicros)}, ${step.kind}): recorded fingerprint ${step.fingerprint}..., replayed ${replayed}`);
     if (step.input !== undefined) console.log(`  input: ${JSON.stringify(step.input).slice(0, 400)}`);
     process.exitCode = 1;
-    return { steps: result.steps, fingerprint: result.fingerprint, diverged: true };
+    return { steps: result.steps, fingerprint: result.fingerprint, diverged: true, ...logEnd };
   }
   const until = untilMicros === undefined ? "" : ` up to ${formatMicros(untilMicros)}`;
-  console.log(`  ${result.steps.toLocaleString("en-US")} steps replayed${until} in ${seconds.toFixed(2)} s, every fingerprint matched`);
+  const cutShort = log.end === undefined || log.end.kind === "trailing" ? "" : " (of a log cut short: see the warning above)";
+  console.log(`  ${result.steps.toLocaleString("en-US")} steps replayed${until} in ${seconds.toFixed(2)} s, every fingerprint matched${cutShort}`);
   console.log(`  fingerprint ${result.fingerprint}`);
-  if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false };
+  if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd };
 
   const state = exchangeState(result.exchange);
   printDigest(state, result.steps, log.steps.length);
   const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
   writeFileSync(statePath, `${JSON.stringify({ log: path, scenario: log.scenario, seed: log.seed, steps: result.steps, fingerprint: result.fingerprint, state }, null, 2)}\n`);
   console.log(`  wrote ${statePath}`);
-  if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath };
+  if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath };
   const running = await serveReplayed(log, result.exchange, { clock, host, port: listenPort });
-  return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, state, statePath, running };
+  return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath, running };
 }
 
 function printDigest(state: ExchangeState, steps: number, logged: number): void {

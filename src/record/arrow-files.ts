@@ -569,6 +569,8 @@ export interface StreamWalk {
   readonly continued: boolean;
   /** For "damaged": the byte where the unreadable message starts, and where the next complete message does. */
   readonly damage: { readonly at: number; readonly nextMessageAt: number } | null;
+  /** For "end-of-stream": the byte after the marker (any bytes from there on are not part of the stream); else -1. */
+  readonly markerEnd: number;
 }
 
 /** What a "damaged" walk found, for a refusal: `message 3 (at byte 1,024) cannot be read, yet ...`. */
@@ -624,15 +626,15 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
   let index = 0;
   let completeBytes = -1;
   let schema: SchemaLayout | undefined;
-  const result = (stop: StreamStop): StreamWalk => {
+  const result = (stop: StreamStop, markerEnd = -1): StreamWalk => {
     // Only after lengths no writer writes: a message with sane lengths that runs past the end is a cut, and
     // what lies after its start is its own bytes (a recorded frame may hold anything), or pages an OS crash
     // left unwritten before ones it wrote.
     if ((stop === "length" || stop === "body-length") && continued && schema !== undefined) {
       const next = nextMessageAt(bytes, view, at + 8, schema);
-      if (next >= 0) return { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next } };
+      if (next >= 0) return { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next }, markerEnd: -1 };
     }
-    return { completeBytes, messages: index, stop, continued, damage: null };
+    return { completeBytes, messages: index, stop, continued, damage: null, markerEnd };
   };
   while (at + 4 <= bytes.length) {
     let metaStart = at + 4;
@@ -644,7 +646,7 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
     }
     // The marker: continuation and zero length (what writers write), or a bare zero length that ends the bytes
     // (the legacy marker). Zeros inside the bytes without the continuation are a zero-filled tail, not a close.
-    if (metaLength === 0) return result(metaStart === at + 8 || at + 4 === bytes.length ? "end-of-stream" : "cut");
+    if (metaLength === 0) return metaStart === at + 8 || at + 4 === bytes.length ? result("end-of-stream", metaStart) : result("cut");
     const metaEnd = metaStart + metaLength;
     if (metaLength > SCHEMA_METADATA_MAX || (index === 0 && !continued && metaEnd > bytes.length)) return result("length");
     if (metaLength < 0 || (metaEnd - at) % 8 !== 0) return result("length");

@@ -14,6 +14,12 @@
  * naming the file and what is wrong. The checks are made once per log, around
  * the loops over rows and steps, so a good log reads and replays at the same
  * speed.
+ *
+ * A live log (an Arrow IPC stream) that does not end as a closed one does
+ * (cut inside a batch, without its end-of-stream marker, or with bytes after
+ * it) reads as its complete batches, and says so (`InputLog.end`,
+ * describeLogEnd): a server killed with -9 leaves such a log, and it replays;
+ * what the file lacks is named rather than passed over.
  */
 import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch, type Vector } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
@@ -34,6 +40,28 @@ export interface LoggedStep {
   readonly fingerprint: string;
 }
 
+/**
+ * How a live log's stream ends when not as a closed log's does (with its
+ * end-of-stream marker, and nothing after it). Its steps are those of the
+ * complete batches before this end.
+ */
+export interface LogEnd {
+  /**
+   * - "cut": the bytes after the last complete batch do not form one (a write
+   *   cut short by a crash, or a copy cut short): the steps in them are missing;
+   * - "unclosed": the file ends right after a complete batch, without an
+   *   end-of-stream marker: its server did not close it (killed, or still
+   *   writing), and steps it logged after that batch, if any, are missing;
+   * - "trailing": bytes follow the end-of-stream marker: they are not part of
+   *   the log (which is whole) and are not read.
+   */
+  readonly kind: "cut" | "unclosed" | "trailing";
+  /** The file's length. */
+  readonly fileBytes: number;
+  /** The bytes read: up to the end of the last complete batch (for "trailing", of the marker). */
+  readonly readBytes: number;
+}
+
 export interface InputLog {
   /** The file read (messages name it). */
   readonly path: string;
@@ -43,6 +71,28 @@ export interface InputLog {
   readonly signatures: string;
   readonly configJson: string;
   readonly steps: readonly LoggedStep[];
+  /** Set when the log's bytes do not end as a closed log's do (describeLogEnd says how); its steps are those read. */
+  readonly end?: LogEnd;
+}
+
+/**
+ * What `end` means for a log of `steps` steps, as the end of a sentence
+ * naming it: `is truncated: its last 893 of 40,029 bytes are not a complete
+ * record batch (...); the 63 steps before them were read, the steps after
+ * them are missing`.
+ */
+export function describeLogEnd(end: LogEnd, steps: number): string {
+  const count = `${steps.toLocaleString("en-US")} step${steps === 1 ? "" : "s"}`;
+  const rest = (end.fileBytes - end.readBytes).toLocaleString("en-US");
+  const of = end.fileBytes.toLocaleString("en-US");
+  switch (end.kind) {
+    case "cut":
+      return `is truncated: its last ${rest} of ${of} bytes are not a complete record batch (a write cut short by a crash, or a copy cut short); the ${count} before them were read, the steps after them are missing`;
+    case "unclosed":
+      return `has no end-of-stream marker: its server did not close it (killed, or still writing it); the ${count} of its complete batches were read, any logged after them are missing`;
+    case "trailing":
+      return `has ${rest} bytes after its end-of-stream marker (of ${of}): not part of the log, they were not read; its ${count} were read`;
+  }
 }
 
 export interface ReplayResult {
@@ -77,7 +127,7 @@ function readLogBytes(path: string): Buffer {
  * is checked (arrow-files.ts: its footer or message walk, every message's
  * metadata verified) before apache-arrow decodes it.
  */
-function readLogTable(path: string): Table {
+function readLogTable(path: string): { table: Table; end?: LogEnd } {
   const bytes = readLogBytes(path);
   if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
   const corrupt = (error: unknown): never => {
@@ -94,7 +144,7 @@ function readLogTable(path: string): Table {
       return corrupt(error);
     }
     try {
-      return tableFromIPC(bytes);
+      return { table: tableFromIPC(bytes) };
     } catch (error) {
       throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
     }
@@ -118,10 +168,21 @@ function readLogTable(path: string): Table {
   try {
     const reader = RecordBatchStreamReader.from(bytes.subarray(0, walk.completeBytes)).open();
     for (const batch of reader) batches.push(batch);
-    return new Table(reader.schema, batches);
+    const end = streamEnd(bytes, walk);
+    return { table: new Table(reader.schema, batches), ...(end === undefined ? {} : { end }) };
   } catch (error) {
     throw new InputLogError(`${named(path)} is corrupt: record batch ${batches.length + 1} cannot be read`, { cause: error });
   }
+}
+
+/** How a stream read up to `walk.completeBytes` ends, when not as a closed log's does. */
+function streamEnd(bytes: Uint8Array, walk: StreamWalk): LogEnd | undefined {
+  const fileBytes = bytes.length;
+  if (walk.stop !== "end-of-stream") return { kind: walk.completeBytes < fileBytes ? "cut" : "unclosed", fileBytes, readBytes: walk.completeBytes };
+  if (walk.markerEnd >= fileBytes) return undefined;
+  // Zeros after a "marker" are what a crash leaves of a message whose first bytes alone reached the disk: a cut.
+  if (bytes.subarray(walk.markerEnd).every((byte) => byte === 0)) return { kind: "cut", fileBytes, readBytes: walk.completeBytes };
+  return { kind: "trailing", fileBytes, readBytes: walk.markerEnd };
 }
 
 /** The columns a replay reads, and their types. */
@@ -142,7 +203,7 @@ function column(table: Table, path: string, name: string): Vector {
 }
 
 export function readInputLog(path: string): InputLog {
-  const table = readLogTable(path);
+  const { table, end } = readLogTable(path);
   const meta = table.schema.metadata;
   const need = (key: string): string => {
     const value = meta.get(key);
@@ -191,7 +252,7 @@ export function readInputLog(path: string): InputLog {
     if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
     throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
   }
-  return { path, scenario, seed, startMicros, signatures, configJson, steps };
+  return { path, scenario, seed, startMicros, signatures, configJson, steps, ...(end === undefined ? {} : { end }) };
 }
 
 /**

@@ -278,7 +278,7 @@ describe("verifyMessage", () => {
 describe("walkStream", () => {
   it("walks a closed stream to its end-of-stream marker", () => {
     const messages = framed(recording);
-    expect(walkStream(recording)).toEqual({ completeBytes: recording.length - 8, messages: messages.length, stop: "end-of-stream", continued: true, damage: null });
+    expect(walkStream(recording)).toEqual({ completeBytes: recording.length - 8, messages: messages.length, stop: "end-of-stream", continued: true, damage: null, markerEnd: recording.length });
     expect(walkStream(logStream).stop).toBe("end-of-stream");
   });
 
