@@ -10,10 +10,10 @@
  * Arrow file cut short, damaged Arrow metadata such as one flipped byte in a
  * message's flatbuffer (arrow-files.ts), another format, a metadata field or
  * column missing or malformed, a payload that is not JSON, a configuration
- * the Exchange refuses, a step the Exchange throws on) is an InputLogError
- * naming the file and what is wrong. The checks are made once per log, around
- * the loops over rows and steps, so a good log reads and replays at the same
- * speed.
+ * the Exchange refuses, a step the Exchange throws on, a recorded fingerprint
+ * that is not 16 or 64 hex digits) is an InputLogError naming the file and
+ * what is wrong. The checks are made once per log, around the loops over rows
+ * and steps, so a good log reads and replays at the same speed.
  *
  * A live log (an Arrow IPC stream) that does not end as a closed one does
  * (cut inside a batch, without its end-of-stream marker, or with bytes after
@@ -26,7 +26,7 @@ import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
-import { configFromJson, configOutlineProblem, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { configFromJson, configOutlineProblem, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
@@ -185,6 +185,16 @@ function streamEnd(bytes: Uint8Array, walk: StreamWalk): LogEnd | undefined {
   return { kind: "trailing", fileBytes, readBytes: walk.markerEnd };
 }
 
+/** A recorded fingerprint: the first FINGERPRINT_PREFIX_DIGITS hex digits of the digest, or all 64. */
+const FINGERPRINT_TEXT = new RegExp(`^(?:[0-9a-f]{${FINGERPRINT_PREFIX_DIGITS}}|[0-9a-f]{64})$`);
+
+/** A damaged cell's text, quoted, with every character outside printable ASCII escaped (and cut after 80). */
+function shown(text: string): string {
+  const cut = text.length > 80 ? text.slice(0, 80) : text;
+  const escaped = cut.replace(/[^\x20-\x7e]|["\\]/g, (char) => (char === '"' || char === "\\" ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  return `"${escaped}"${cut.length < text.length ? `... (${text.length.toLocaleString("en-US")} characters)` : ""}`;
+}
+
 /** The columns a replay reads, and their types. */
 const COLUMNS: readonly { name: string; type: string; is: (type: DataType) => boolean }[] = [
   { name: "timeMicros", type: "Int64", is: (type) => DataType.isInt(type) && type.bitWidth === 64 },
@@ -240,15 +250,22 @@ export function readInputLog(path: string): InputLog {
   try {
     for (; index < table.numRows; index++) {
       const text = payload.get(index) as string | null;
+      const recorded = fingerprint.get(index) as string | null;
+      // Not a digest's digits: the log's bytes were damaged (else replay would call it a divergence, and print the damage).
+      if (recorded === null || !FINGERPRINT_TEXT.test(recorded)) {
+        const what = recorded === null ? "missing (null)" : shown(recorded);
+        throw new InputLogError(`${named(path)} is corrupt: the fingerprint of step ${index} is ${what}, not ${FINGERPRINT_PREFIX_DIGITS} or 64 hex digits`);
+      }
       steps.push({
         index,
         timeMicros: Number(time.get(index) as bigint | number),
         kind: kind.get(index) as string,
         input: text === null ? undefined : (JSON.parse(text) as ExchangeInput),
-        fingerprint: fingerprint.get(index) as string,
+        fingerprint: recorded,
       });
     }
   } catch (error) {
+    if (error instanceof InputLogError) throw error;
     if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
     throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
   }
