@@ -190,7 +190,7 @@ class Chaos {
     const minQty = grid.formatLots(grid.minLots);
     switch (probe) {
       case "offTick":
-        await this.run("createOrder", () => client.createOrder({ ...resting, limitPx: `${grid.price(price * 0.8, "down")}${"0".repeat(8)}5` }));
+        await this.run("createOrder", () => client.createOrder({ ...resting, limitPx: offTick(grid.price(price * 0.8, "down")) }));
         return;
       case "belowMinQty":
         await this.run("createOrder", () => client.createOrder({ ...resting, qty: String(grid.minQty / 2) }));
@@ -326,3 +326,14 @@ export const chaos = defineAgent<ChaosParams>({
 });
 
 export default chaos;
+
+/**
+ * A price just off the tick grid: `price` (on the grid) with a 5 in its
+ * ninth decimal after whatever decimals it has ("2400.5" -> "2400.500000005",
+ * "2400" -> "2400.000000005"), a hair above it, so the order is refused for
+ * its tick (PRICE_QTY_BOUNDS_ERROR) and for nothing else.
+ */
+export function offTick(price: string): string {
+  const [whole, fraction = ""] = price.split(".");
+  return `${whole}.${fraction.padEnd(8, "0")}5`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CHAOS_PROBES, chaos } from "../../agents/chaos.ts";
+import { CHAOS_PROBES, chaos, offTick } from "../../agents/chaos.ts";
 import { marketMaker } from "../../agents/market-maker.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario } from "../../src/sim/scenario.ts";
@@ -25,6 +25,19 @@ const EXPECTED: Readonly<Record<(typeof CHAOS_PROBES)[number], string>> = {
   emptyModify: "EMPTY_MODIFY_ERROR",
   race: "ORDER_NOT_FOUND_ERROR",
 };
+
+describe("chaos agent's off-tick price", () => {
+  it("is a hair above the price whether or not it has decimals, never a different whole number", () => {
+    expect(offTick("2400")).toBe("2400.000000005");
+    expect(offTick("2400.5")).toBe("2400.500000005");
+    expect(offTick("60000.1")).toBe("60000.100000005");
+    for (const price of ["2400", "2400.5", "2400.01", "1"]) {
+      const off = Number(offTick(price));
+      expect(off).toBeGreaterThan(Number(price));
+      expect(off - Number(price)).toBeLessThan(1e-7);
+    }
+  });
+});
 
 describe("chaos agent", () => {
   it("gets the expected error code for each probe one at a time", async () => {
