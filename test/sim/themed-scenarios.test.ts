@@ -148,6 +148,9 @@ describe("funding-squeeze", () => {
     }
     expect(signedPosition(run, agentOf(run, "mm-eth"), "ETHRUSDPERP").lt(0)).toBe(true);
     expect(byAgent.get("mm-eth")!.gt(1)).toBe(true);
+    // The buying is one-sided: the buyers end long and pay (the maker keeps offering to them).
+    expect(signedPosition(run, agentOf(run, "buyers"), "ETHRUSDPERP").gt(0)).toBe(true);
+    expect(byAgent.get("buyers")!.lt(0)).toBe(true);
     const paid = [...byAgent.values()].filter((value) => value.lt(0)).reduce((sum, value) => sum.plus(value), new Dec(0));
     const net = [...byAgent.values()].reduce((sum, value) => sum.plus(value), new Dec(0));
     expect(paid.lt(-10)).toBe(true);
