@@ -1,7 +1,9 @@
 /**
  * The determinism check (DESIGN.md, "Determinism rules"): the deterministic
- * core reads no clock, no unseeded randomness, no timers and does no I/O.
- * This is the one list of what is inside the core and what is a driver.
+ * core reads no clock, no unseeded randomness, no timers, no locale and does
+ * no I/O. This is the one list of what is inside the core and what is a
+ * driver: every source file of src/, agents/ and scenarios/ is in exactly one
+ * of them (a new file must be classified before the suite passes).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -30,6 +32,8 @@ export const DETERMINISTIC_CORE = [
   "src/sim/invariants.ts",
   "src/sim/order-invariants.ts",
   "src/sim/risk-invariants.ts",
+  // Fault draws (drawFault, faultOf, withDrawnFault) decide every fuzz seed's parameters: a seed reproduces only if they are pure.
+  "src/sim/swarm.ts",
   "src/client",
   "src/backtest/recording.ts",
   "src/backtest/tape.ts",
@@ -39,13 +43,30 @@ export const DETERMINISTIC_CORE = [
   "src/backtest/account.ts",
   "src/backtest/replay.ts",
   "agents",
+  // The shipped scenarios (and fuzz-helpers.ts): their agents' setup and fuzz.draw / fuzz.apply run inside every seed.
+  "scenarios",
 ];
 
 /** Paths inside the folders above that are drivers all the same (socket transports of the client SDK). */
 export const DRIVER_EXCEPTIONS = ["src/client/transports"];
 
 /** Drivers and I/O may read clocks and do I/O; listed so the boundary is explicit. */
-export const DRIVERS = ["src/sim/runner.ts", "src/sim/fuzz.ts", "src/sim/fuzz-worker.ts", "src/backtest/run.ts", "src/live", "src/client/transports", "src/record", "src/report", "src/cli"];
+export const DRIVERS = [
+  "src/sim/runner.ts",
+  "src/sim/fuzz.ts",
+  "src/sim/fuzz-worker.ts",
+  // Reads scenario modules and the price-path files their feeds name (fs, dynamic import); what it loads is checked as core.
+  "src/sim/scenario-loader.ts",
+  "src/backtest/run.ts",
+  "src/live",
+  "src/client/transports",
+  "src/record",
+  "src/report",
+  "src/cli",
+];
+
+/** The folders whose every source file must be classified as core or driver. */
+const CLASSIFIED_ROOTS = ["src", "agents", "scenarios"];
 
 const FORBIDDEN: { name: string; pattern: RegExp }[] = [
   { name: "Date", pattern: /\bDate\b/ },
@@ -56,11 +77,41 @@ const FORBIDDEN: { name: string; pattern: RegExp }[] = [
   { name: "performance.now", pattern: /\bperformance\s*\.\s*now\b/ },
   { name: "process.hrtime", pattern: /\bprocess\s*\.\s*hrtime\b/ },
   { name: "crypto.randomUUID", pattern: /\brandomUUID\b/ },
+  { name: "crypto.randomBytes", pattern: /\brandomBytes\b/ },
+  { name: "crypto.randomInt", pattern: /\brandomInt\b/ },
+  { name: "crypto.randomFill", pattern: /\brandomFill(Sync)?\b/ },
+  { name: "crypto.getRandomValues", pattern: /\bgetRandomValues\b/ },
+  // Locale and ICU data (even with an explicit locale, output may change with Node's ICU version): formatting belongs in drivers.
+  { name: "locale formatting (toLocale*String)", pattern: /\btoLocale\w*String\b/ },
+  { name: "Intl", pattern: /\bIntl\b/ },
+  { name: "localeCompare", pattern: /\blocaleCompare\b/ },
   { name: "import of fs", pattern: /from\s+["'](node:)?fs(\/promises)?["']|require\(\s*["'](node:)?fs/ },
   { name: "import of net", pattern: /from\s+["'](node:)?net["']|require\(\s*["'](node:)?net["']/ },
   { name: "import of http", pattern: /from\s+["'](node:)?https?["']|require\(\s*["'](node:)?https?["']/ },
   { name: "import of worker_threads", pattern: /from\s+["'](node:)?worker_threads["']|require\(\s*["'](node:)?worker_threads/ },
 ];
+
+/** `path` (relative to the root) is `entry` or inside it. */
+function within(path: string, entry: string): boolean {
+  return path === entry || path.startsWith(`${entry}/`);
+}
+
+/** Every source file under `path` (relative to the root), exceptions included. */
+function allSourceFiles(path: string): string[] {
+  const full = join(ROOT, path);
+  if (statSync(full).isFile()) return /\.(ts|mts|js|mjs)$/.test(full) ? [path] : [];
+  return readdirSync(full).flatMap((entry) => allSourceFiles(`${path}/${entry}`));
+}
+
+/** Where a source file (relative to the root) belongs: "core", "driver", or why it is in neither or both. */
+export function classify(path: string): "core" | "driver" | string {
+  const core = DETERMINISTIC_CORE.some((entry) => within(path, entry)) && !DRIVER_EXCEPTIONS.some((entry) => within(path, entry));
+  const driver = DRIVERS.some((entry) => within(path, entry));
+  if (core && driver) return `${path} is in both DETERMINISTIC_CORE and DRIVERS`;
+  if (core) return "core";
+  if (driver) return "driver";
+  return `${path} is in neither DETERMINISTIC_CORE nor DRIVERS: classify it`;
+}
 
 function sourceFiles(path: string): string[] {
   const full = join(ROOT, path);
@@ -100,6 +151,27 @@ describe("determinism check", () => {
     expect(findViolations(files)).toEqual([]);
   });
 
+  it("classifies every source file of src/, agents/ and scenarios/ as core or driver, exactly once", () => {
+    const files = CLASSIFIED_ROOTS.flatMap(allSourceFiles);
+    expect(files).toContain("src/sim/swarm.ts");
+    expect(files).toContain("scenarios/fuzz-helpers.ts");
+    expect(files.map(classify).filter((where) => where !== "core" && where !== "driver")).toEqual([]);
+    expect(classify("src/sim/swarm.ts")).toBe("core");
+    expect(classify("scenarios/default.ts")).toBe("core");
+    expect(classify("src/sim/scenario-loader.ts")).toBe("driver");
+    expect(classify("src/client/transports/ws.ts")).toBe("driver");
+    // Every entry names a file or folder that exists (a renamed file cannot leave a stale entry behind).
+    const missing = [...DETERMINISTIC_CORE, ...DRIVER_EXCEPTIONS, ...DRIVERS].filter((entry) => {
+      try {
+        statSync(join(ROOT, entry));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(missing).toEqual([]);
+  });
+
   it("catches each forbidden use (the check itself works)", () => {
     const samples = [
       "const t = Date.now();",
@@ -110,6 +182,14 @@ describe("determinism check", () => {
       "performance.now();",
       "process.hrtime.bigint();",
       "crypto.randomUUID();",
+      "const key = randomBytes(32);",
+      "crypto.randomInt(10);",
+      "randomFillSync(buffer);",
+      "crypto.getRandomValues(new Uint8Array(8));",
+      "const text = value.toLocaleString();",
+      'const day = date.toLocaleDateString("en-US");',
+      "const format = new Intl.NumberFormat();",
+      "names.sort((a, b) => a.localeCompare(b));",
       'import { readFileSync } from "node:fs";',
       'import net from "net";',
       'import { createServer } from "node:http";',
