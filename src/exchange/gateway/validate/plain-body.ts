@@ -151,14 +151,15 @@ function makePlan(schema: SchemaNode): Plan | null {
 
 /**
  * The schema's output for a plainly valid `body`, or undefined when the body
- * is not plainly valid (or the schema has no plan): then ask zod.
+ * is not plainly valid (or the schema has no plan): then ask zod. `ownKeys`:
+ * the body's Object.keys when the caller has them.
  */
-export function parsePlainBody<T>(schema: z.ZodType<T>, body: unknown): T | undefined {
+export function parsePlainBody<T>(schema: z.ZodType<T>, body: unknown, ownKeys?: readonly string[]): T | undefined {
   if (typeof body !== "object" || body === null || Object.getPrototypeOf(body) !== Object.prototype) return undefined;
   const plan = planOf(schema);
   if (plan === null) return undefined;
   const source = body as Record<string, unknown>;
-  const sent = Object.keys(source);
+  const sent = ownKeys ?? Object.keys(source);
   if (followsPlan(plan, source, sent)) return checkedCopy(plan, source, sent) as T | undefined;
   const out: Record<string, unknown> = {};
   const { keys, checks, optional, known } = plan;
