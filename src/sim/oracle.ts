@@ -7,7 +7,9 @@
  * replays.
  *
  * GBM step over dt hours: log return = (drift - vol^2 / 2) dt + vol sqrt(dt) Z,
- * plus the sum of N ~ Poisson(perHour dt) jumps, each N(mean, sd). Prices
+ * plus the sum of N ~ Poisson(perHour dt) jumps, each N(mean, sd), plus the
+ * log return of any scheduled shock due at that step (it draws nothing, so
+ * a shock leaves the random path as it was: scaled from its step on). Prices
  * are published with the feed's decimals (floats stop here: the Exchange
  * parses the decimal string exactly).
  *
@@ -15,7 +17,7 @@
  * `oracle:basis:<symbol>`, so adding a feed changes no other feed's path.
  */
 import type { Rng, RngRoot } from "../core/rng.ts";
-import { MICROS_PER_HOUR, MICROS_PER_MILLI, type Micros } from "../core/time.ts";
+import { MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_SECOND, type Micros } from "../core/time.ts";
 import type { PriceInput } from "../exchange/inputs.ts";
 import type { RiskConfigInput } from "../risk/config.ts";
 import type { GbmFeed, PriceFeed } from "./scenario.ts";
@@ -71,6 +73,10 @@ function gbmFeed(feed: GbmFeed, rng: Rng, startMicros: Micros): () => { atMicros
   const driftStep = ((feed.hourlyDrift ?? 0) - (vol * vol) / 2) * dtHours;
   const volStep = vol * Math.sqrt(dtHours);
   const jumpRate = (feed.jumps?.perHour ?? 0) * dtHours;
+  const shocks = [...(feed.shocks ?? [])]
+    .map((shock) => ({ atMicros: startMicros + Math.round(shock.atSeconds * MICROS_PER_SECOND), logReturn: shock.logReturn }))
+    .sort((a, b) => a.atMicros - b.atMicros);
+  let nextShock = 0;
   let price = feed.start;
   let at = startMicros;
   let first = true;
@@ -85,6 +91,7 @@ function gbmFeed(feed: GbmFeed, rng: Rng, startMicros: Micros): () => { atMicros
       const jumps = rng.poisson(jumpRate);
       for (let j = 0; j < jumps; j++) logReturn += rng.normal(feed.jumps!.mean, feed.jumps!.sd);
     }
+    while (nextShock < shocks.length && shocks[nextShock]!.atMicros <= at) logReturn += shocks[nextShock++]!.logReturn;
     price *= Math.exp(logReturn);
     return { atMicros: at, price };
   };

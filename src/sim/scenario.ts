@@ -44,6 +44,13 @@ export interface GbmFeed {
   readonly hourlyDrift?: number;
   /** Jumps: Poisson arrivals per hour, each a normal log return (mean, sd). Default none. */
   readonly jumps?: { readonly perHour: number; readonly mean: number; readonly sd: number };
+  /**
+   * Scheduled moves: the first step at or after `atSeconds` from the start
+   * adds `logReturn` (0.04 is about +4 %) to its random one. A shock draws
+   * nothing from the feed's stream, so the path before it is the one without
+   * it, and after it the same path scaled. Default none.
+   */
+  readonly shocks?: readonly { readonly atSeconds: number; readonly logReturn: number }[];
   /** Time between steps, default 1000 ms. */
   readonly stepMs?: number;
   /** Decimal places published (default: 2). */
@@ -452,6 +459,14 @@ function checkFeeds(scenario: Scenario, fail: Fail): void {
       checkNumber(fail, `prices[${index}].jumps.perHour`, feed.jumps.perHour, NON_NEGATIVE);
       checkNumber(fail, `prices[${index}].jumps.mean`, feed.jumps.mean, FINITE);
       checkNumber(fail, `prices[${index}].jumps.sd`, feed.jumps.sd, NON_NEGATIVE);
+    }
+    if (feed.shocks !== undefined) {
+      if (!Array.isArray(feed.shocks)) fail(`prices[${index}].shocks must be an array of { atSeconds, logReturn }`);
+      feed.shocks.forEach((shock, at) => {
+        if (!isObject(shock)) fail(`prices[${index}].shocks[${at}] must be an object: { atSeconds, logReturn }`);
+        checkNumber(fail, `prices[${index}].shocks[${at}].atSeconds`, shock.atSeconds, NON_NEGATIVE);
+        checkNumber(fail, `prices[${index}].shocks[${at}].logReturn`, shock.logReturn, FINITE);
+      });
     }
   });
 }

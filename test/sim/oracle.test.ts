@@ -56,6 +56,14 @@ describe("Oracle", () => {
     expect(out[10]!.input.prices[0]!.price).toBe((1000 * Math.exp(0.36 * (10 / 3600))).toFixed(2));
   });
 
+  it("a shock moves the path by its log return from the first step at or after its time, and leaves the random draws as they were", () => {
+    const feed = { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0.02, stepMs: 1_000 } as const;
+    const plain = publishedUntil([feed], 10_000_000).map((entry) => Number(entry.input.prices[0]!.price));
+    const shocked = publishedUntil([{ ...feed, shocks: [{ atSeconds: 4.5, logReturn: 0.04 }] }], 10_000_000).map((entry) => Number(entry.input.prices[0]!.price));
+    expect(shocked.slice(0, 5)).toEqual(plain.slice(0, 5)); // 0-4 s: before it
+    for (let step = 5; step <= 10; step++) expect(shocked[step]! / plain[step]!).toBeCloseTo(Math.exp(0.04), 5);
+  });
+
   it("a positive basis mean puts the perp's mark oracle above its index", () => {
     const out = publishedUntil([{ asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 }], 0, { sd: 0, mean: 0.01 } as never);
     expect(out[0]!.input.prices).toEqual([

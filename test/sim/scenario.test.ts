@@ -76,6 +76,9 @@ describe("checkScenario refuses what would crash or mislead the run", () => {
     ["an infinite volatility", feed({ hourlyVolatility: Number.POSITIVE_INFINITY }), 'prices[0].hourlyVolatility "Infinity" must be a finite number >= 0'],
     ["a negative jump rate", feed({ jumps: { perHour: -3, mean: 0, sd: 0.01 } }), 'prices[0].jumps.perHour "-3" must be a finite number >= 0'],
     ["a negative jump sd", feed({ jumps: { perHour: 3, mean: 0, sd: -1 } }), 'prices[0].jumps.sd "-1" must be a finite number >= 0'],
+    ["shocks that are not an array", feed({ shocks: { atSeconds: 5, logReturn: 0.1 } }), "prices[0].shocks must be an array of { atSeconds, logReturn }"],
+    ["a shock before the start", feed({ shocks: [{ atSeconds: -1, logReturn: 0.1 }] }), 'prices[0].shocks[0].atSeconds "-1" must be a finite number >= 0'],
+    ["a shock without a log return", feed({ shocks: [{ atSeconds: 5, logReturn: 0.1 }, { atSeconds: 9 }] }), 'prices[0].shocks[1].logReturn "undefined" must be a finite number'],
     ["a path feed without a file", feed({ model: "path", file: "" }), 'prices[0].file "" must name a price path file in data/'],
     ["a timeline entry with neither admin nor fault", timeline({}), "timeline[0] must have either admin or fault (one of them)"],
     [
