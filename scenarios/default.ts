@@ -5,9 +5,15 @@
  *
  * - Prices: WETH from 3000 and WBTC from 60000, geometric Brownian motion
  *   with modest volatility (1.5 % per hour) and about three jumps per hour,
- *   a price every 2 s. On seed 1 WBTC rallies about 3 % in the first five
- *   minutes: the over-leveraged short is liquidated there (at about 300 s),
- *   and builds again on the long side a minute later.
+ *   a price every 2 s, and two scripted WBTC moves: +4 % at 20 minutes and
+ *   -4 % at 40 minutes. The over-leveraged trader sits at the leverage cap,
+ *   where a move of about 2.5 % against it liquidates it; whichever side it
+ *   holds, one of the two moves is against it, so it is liquidated on every
+ *   seed (without them, on about 3 seeds in 10: an hour of this random path
+ *   seldom moves that far). On seed 1 WBTC also rallies about 3 % in the
+ *   first five minutes: the short is liquidated there (at about 300 s),
+ *   builds again on the long side a minute later, and that long is
+ *   liquidated by the fall at 40 minutes.
  * - Settlement: 0.5 % of the matches are busted at random.
  * - The liquidation pool (account 1) is funded at the start, so liquidated
  *   positions close against it (LIQUIDATION executions) rather than by ADL.
@@ -47,7 +53,20 @@ export default defineScenario({
   signatures: "trusted",
   prices: [
     { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.015, jumps: { perHour: 3, mean: 0, sd: 0.012 }, stepMs: 2_000 },
-    { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.015, jumps: { perHour: 3, mean: 0, sd: 0.012 }, stepMs: 2_000, decimals: 1 },
+    {
+      asset: "WBTC",
+      model: "gbm",
+      start: 60_000,
+      hourlyVolatility: 0.015,
+      jumps: { perHour: 3, mean: 0, sd: 0.012 },
+      stepMs: 2_000,
+      decimals: 1,
+      // Two scripted moves, up then down, so that the over-leveraged trader is liquidated whatever the seed (see the header).
+      shocks: [
+        { atSeconds: 1_200, logReturn: 0.04 },
+        { atSeconds: 2_400, logReturn: -0.04 },
+      ],
+    },
   ],
   settlement: { bustProbability: 0.005 },
   timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "20000000" } }],

@@ -52,3 +52,18 @@ describe("default", () => {
     expect(Number(liquidation.value.record.takerRealizedPnl)).toBeLessThan(-0.5 * deposit);
   });
 });
+
+describe("default, whatever the seed", () => {
+  it("liquidates the over-leveraged trader on a seed whose random path alone would not: seed 2's short meets the scripted WBTC rise at 20 minutes", async () => {
+    const tape = new Tape();
+    const { run } = await runScenario(defaultScenario, { seed: 2, observers: [tape], durationSeconds: 1_230 });
+    const trader = agentOf(run, "over-leveraged");
+    const liquidations = tape
+      .of("perpExecution")
+      .filter((item) => item.value.record.type === "LIQUIDATION" && item.value.record.takerAccountId === trader.accountId);
+    expect(liquidations).toHaveLength(1);
+    // Not before the shock (the random path had not moved 2.5 % against it), within seconds after it.
+    expect(liquidations[0]!.at).toBeGreaterThanOrEqual(1_200);
+    expect(liquidations[0]!.value.record).toMatchObject({ symbol: "BTCRUSDPERP", side: "B" });
+  });
+});
