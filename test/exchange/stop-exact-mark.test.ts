@@ -39,19 +39,25 @@ function markAt(w: World, price: string): void {
   w.advance(600_000);
 }
 
+/** A well funded long of 5 ETH at 3000, settled: [world, long's account]. */
+function wellFundedLong(): [World, number] {
+  const w = new World();
+  const long = w.account(0xc1, "100000");
+  const short = w.account(0xc2, "100000");
+  w.prices("3000");
+  w.order(short, false, "3000", "5");
+  w.order(long, true, "3000", "5", "IOC");
+  w.advance(1_000_000);
+  return [w, long];
+}
+
 function triggered(w: World, orderId: string): boolean | undefined {
   return w.exchange.engine.order(orderId)?.triggered;
 }
 
 describe("stops fire on the exact mark", () => {
   it("a long's stop-loss at 2900 waits through marks of 2900.006, 2900.005 and 2900.004, and fires at 2900", () => {
-    const w = new World();
-    const long = w.account(0xc1, "100000");
-    const short = w.account(0xc2, "100000");
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
-    w.advance(1_000_000);
+    const [w, long] = wellFundedLong();
     const stop = armStop(w, long, "STOP_LOSS", "2900", "2890");
     for (const price of ["2900.006", "2900.005", "2900.004"]) {
       markAt(w, price);
@@ -62,13 +68,7 @@ describe("stops fire on the exact mark", () => {
   });
 
   it("a long's take-profit at 3100 waits through a mark of 3099.996 and fires at 3100.004", () => {
-    const w = new World();
-    const long = w.account(0xc1, "100000");
-    const short = w.account(0xc2, "100000");
-    w.prices("3000");
-    w.order(short, false, "3000", "5");
-    w.order(long, true, "3000", "5", "IOC");
-    w.advance(1_000_000);
+    const [w, long] = wellFundedLong();
     const stop = armStop(w, long, "TAKE_PROFIT", "3100", "3090");
     markAt(w, "3099.996");
     expect(triggered(w, stop)).toBe(false);
