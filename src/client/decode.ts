@@ -29,6 +29,7 @@ import type { CancelReason, ExecutionType, SpotExecutionType, TimeInForce } from
 import { REQUEST_ERROR_CODES, RequestError } from "../spec/errors.ts";
 import type { RequestErrorCode } from "../spec/errors.ts";
 import { PerpExecution, SpotExecution } from "../spec/execution.ts";
+import { PaginationMeta } from "../spec/pagination.ts";
 import {
   CancelAllAfterResponse,
   CancelAllResponse,
@@ -107,6 +108,10 @@ export type TolerantOrderChangesSnapshot = z.infer<typeof TolerantOrderChangesSn
 /** Spec 2.14 PerpExecution with an open execution type. */
 export const TolerantPerpExecution = PerpExecution.extend({ type: openExecutionType });
 export type TolerantPerpExecution = z.infer<typeof TolerantPerpExecution>;
+
+/** A PerpExecutionList page (GET /v2/wallet/{address}/perpExecutions: `{data, meta}`, newest first) with open execution types. */
+export const TolerantPerpExecutionList = z.looseObject({ data: z.array(TolerantPerpExecution), meta: PaginationMeta });
+export type TolerantPerpExecutionList = z.infer<typeof TolerantPerpExecutionList>;
 
 /** Spec 2.15 SpotExecution with an open execution type. */
 export const TolerantSpotExecution = SpotExecution.extend({ type: openSpotExecutionType });

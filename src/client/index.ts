@@ -93,6 +93,7 @@ export {
 
 export type {
   DepthQuery,
+  ExecutionsQuery,
   OrderEntryOperation,
   OrderEntryRequestBodies,
   OrderEntryResponse,
@@ -133,6 +134,7 @@ export {
   TolerantOrderChangesSnapshot,
   TolerantOrderHistoryList,
   TolerantPerpExecution,
+  TolerantPerpExecutionList,
   TolerantRequestError,
   TolerantSpotExecution,
   type DecodeResult,

@@ -32,7 +32,7 @@ import type {
   CreateOrderRequest,
   ModifyOrderRequest,
 } from "../spec/requests.ts";
-import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecution } from "./decode.ts";
+import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "./decode.ts";
 
 export type { OrderEntryOperation };
 
@@ -81,14 +81,29 @@ export interface DepthQuery {
 }
 
 /**
+ * Executions filters (spec 4.1, GET /v2/wallet/{address}/perpExecutions):
+ * `limit` rows, default 100, at most 1000; `startTime`/`endTime` (ms,
+ * inclusive) on the execution's `timestamp`. Rows come newest first.
+ */
+export interface ExecutionsQuery {
+  limit?: number;
+  startTime?: number;
+  endTime?: number;
+}
+
+/**
  * The REST reads a strategy needs (spec 4.1), by wallet address. An
  * implementation decodes with decode.ts (tolerant of unknown fields and enum
  * values) and rejects with a ClientError: RequestFailedError for an HTTP 400
  * RequestError, TransportFailedError-like errors when the read itself failed.
  * Reads are not signed and not retried by the SDK.
  *
- * positions and balances: the spec does not show their REST routes (4.1);
- * the live server will define them.
+ * Shapes are the REST bodies (src/live/rest.ts): lists of current state
+ * (openOrders, positions, balances) are arrays; lists of past records
+ * (orderHistory, perpExecutions) are `{data, meta}` pages, newest first,
+ * whose meta echoes the effective limit and the time filters given. Every
+ * implementation (the simulator's in-process connection, the SDK's
+ * httpReadTransport) answers the same value for the same exchange state.
  */
 export interface ReadTransport {
   openOrders(wallet: string): Promise<readonly TolerantOrder[]>;
@@ -96,5 +111,5 @@ export interface ReadTransport {
   depth(symbol: string, query?: DepthQuery): Promise<Depth>;
   positions(wallet: string): Promise<readonly Position[]>;
   balances(wallet: string): Promise<readonly AccountBalance[]>;
-  perpExecutions(wallet: string): Promise<readonly TolerantPerpExecution[]>;
+  perpExecutions(wallet: string, query?: ExecutionsQuery): Promise<TolerantPerpExecutionList>;
 }

@@ -18,9 +18,10 @@
  * flag tells the runner to let their continuations run before time moves.
  */
 import { CursorError } from "../core/cursor.ts";
-import type { DepthQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
-import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecution } from "../client/decode.ts";
+import type { DepthQuery, ExecutionsQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
+import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
+import { EXECUTIONS_LIMIT_DEFAULT } from "../exchange/queries.ts";
 import { resolveChannel, type Channel } from "../exchange/stream-channels.ts";
 import type { OrderEntryOperation } from "../exchange/inputs.ts";
 import type { AccountBalance, Position } from "../spec/account.ts";
@@ -154,8 +155,17 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     return this.read(() => this.world.queries.accountBalances(wallet));
   }
 
-  perpExecutions(wallet: string): Promise<readonly TolerantPerpExecution[]> {
-    return this.read(() => this.world.queries.perpExecutionsOfWallet(wallet) as TolerantPerpExecution[]);
+  /** The `{data, meta}` page GET /v2/wallet/{address}/perpExecutions answers (src/live/rest.ts `records`): newest first, filtered by time, cut to the limit. */
+  perpExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
+    return this.read(() => {
+      const limit = query.limit ?? EXECUTIONS_LIMIT_DEFAULT;
+      const { startTime, endTime } = query;
+      const filtered = startTime !== undefined || endTime !== undefined;
+      const rows = this.world.queries.perpExecutionsOfWallet(wallet, filtered ? Math.max(limit, this.world.exchange.config.recordsRetained) : limit);
+      const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
+      const meta = { limit, ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) };
+      return { data: kept.slice(0, limit), meta } as TolerantPerpExecutionList;
+    });
   }
 
   // -- streaming ------------------------------------------------------------------------

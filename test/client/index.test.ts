@@ -33,6 +33,7 @@ it("exports exactly the public API", () => {
       "TolerantOrderChangesSnapshot",
       "TolerantOrderHistoryList",
       "TolerantPerpExecution",
+      "TolerantPerpExecutionList",
       "TolerantRequestError",
       "TolerantSpotExecution",
       "TransportFailedError",
