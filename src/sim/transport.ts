@@ -14,20 +14,28 @@
  * the request fails with a transport error after `requestTimeoutMicros`,
  * so the client reports that the outcome is unknown, as it would live.
  *
+ * A REST read the live server would answer with an HTTP 400 RequestError
+ * rejects with the client SDK's RequestFailedError (`code`, and
+ * `requestError` `{error, message}` as the live body carries them), as the
+ * ReadTransport contract says (src/client/transport.ts); its `operation` is
+ * the ReadTransport method's name.
+ *
  * Promises settle inside kernel events; the world's `pendingContinuations`
  * flag tells the runner to let their continuations run before time moves.
  */
 import { CursorError } from "../core/cursor.ts";
+import { RequestFailedError } from "../client/errors.ts";
 import type { DepthQuery, ExecutionsQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
 import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
 import { EXECUTIONS_LIMIT_DEFAULT } from "../exchange/queries.ts";
 import { resolveChannel, type Channel } from "../exchange/stream-channels.ts";
 import type { OrderEntryOperation } from "../exchange/inputs.ts";
+import { checkMarket, ReadRequestError } from "../exchange/read-params.ts";
 import type { AccountBalance, Position } from "../spec/account.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
-import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage } from "../spec/errors.ts";
+import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage, type RequestErrorCode } from "../spec/errors.ts";
 import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
 import type { AgentStream, StreamHandler } from "./agent.ts";
 import { OrderedPath } from "./latency.ts";
@@ -98,8 +106,12 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
 
   // -- REST reads -----------------------------------------------------------------------
 
-  /** Runs `read` at the exchange after the outbound latency; its result comes back after the inbound latency. */
-  private read<T>(read: () => T): Promise<T> {
+  /**
+   * Runs `read` (the ReadTransport method `name`) at the exchange after the
+   * outbound latency; its result, or its refusal as a RequestFailedError,
+   * comes back after the inbound latency.
+   */
+  private read<T>(name: keyof ReadTransport, read: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const kernel = this.world.kernel;
       kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
@@ -108,7 +120,7 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
         try {
           result = read();
         } catch (error) {
-          failure = error as Error;
+          failure = readFailure(name, error);
         }
         kernel.schedule(this.options.inbound.arrival(kernel.now()), () => {
           this.runtime.settled();
@@ -120,44 +132,41 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   }
 
   openOrders(wallet: string): Promise<readonly TolerantOrder[]> {
-    return this.read(() => this.world.queries.openOrders(wallet) as TolerantOrder[]);
+    return this.read("openOrders", () => this.world.queries.openOrders(wallet) as TolerantOrder[]);
   }
 
   orderHistory(wallet: string, query: OrderHistoryQuery = {}): Promise<TolerantOrderHistoryList> {
-    return this.read(() => {
-      try {
-        return this.world.queries.orderHistoryPage(wallet, {
+    return this.read(
+      "orderHistory",
+      () =>
+        this.world.queries.orderHistoryPage(wallet, {
           limit: ORDER_HISTORY_LIMIT,
           ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
           ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
           ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        }) as TolerantOrderHistoryList;
-      } catch (error) {
-        if (error instanceof CursorError) throw new ConnectionError(`INPUT_VALIDATION_ERROR: ${error.message}`);
-        throw error;
-      }
-    });
+        }) as TolerantOrderHistoryList,
+    );
   }
 
   depth(symbol: string, query: DepthQuery = {}): Promise<Depth> {
-    return this.read(() => {
-      const depth = this.world.queries.depth(symbol, query.limit ?? 100);
+    return this.read("depth", () => {
+      const depth = this.world.queries.depth(checkMarket(this.world.exchange.marketsBySymbol, symbol), query.limit ?? 100);
       if (depth === undefined) throw new ConnectionError(`SYMBOL_NOT_FOUND_ERROR: symbol "${symbol}" does not resolve to a market`);
       return depth as Depth;
     });
   }
 
   positions(wallet: string): Promise<readonly Position[]> {
-    return this.read(() => this.world.queries.positions(wallet));
+    return this.read("positions", () => this.world.queries.positions(wallet));
   }
 
   balances(wallet: string): Promise<readonly AccountBalance[]> {
-    return this.read(() => this.world.queries.accountBalances(wallet));
+    return this.read("balances", () => this.world.queries.accountBalances(wallet));
   }
 
   /** The `{data, meta}` page GET /v2/wallet/{address}/perpExecutions answers (src/live/rest.ts `records`): newest first, filtered by time, cut to the limit. */
   perpExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
-    return this.read(() => {
+    return this.read("perpExecutions", () => {
       const limit = query.limit ?? EXECUTIONS_LIMIT_DEFAULT;
       const { startTime, endTime } = query;
       const filtered = startTime !== undefined || endTime !== undefined;
@@ -232,4 +241,18 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
       if (handler !== undefined) this.runtime.invoke(`stream ${message.channel}`, () => handler(message));
     });
   }
+}
+
+/**
+ * A read's failure as the SDK reports it: a refusal (ReadRequestError, or a
+ * cursor the listing did not issue) is the RequestFailedError of the
+ * RequestError the live server answers with; anything else stays as thrown.
+ */
+function readFailure(name: keyof ReadTransport, error: unknown): Error {
+  let refusal: { error: RequestErrorCode; message: string } | undefined;
+  if (error instanceof ReadRequestError) refusal = { error: error.code, message: error.message };
+  else if (error instanceof CursorError) refusal = { error: "INPUT_VALIDATION_ERROR", message: error.message };
+  if (refusal === undefined) return error as Error;
+  // `operation`: the read's name, as the SDK's read transports give it (cast while its type names order entry only).
+  return new RequestFailedError(name as string as OrderEntryOperation, refusal, 1);
 }
