@@ -63,6 +63,14 @@ export type ExchangeAnswer =
  */
 export const RISK_FILL_ID_START = 9_000_000_000_000_000_000n;
 
+/**
+ * The largest price an admin or feed price input may set, in ticks of each
+ * perp market it feeds: 2^50, far above any real price (ETH at 0.01 would
+ * be 1.1e13 USD) and below 2^53 with room for a mark above its inputs (a
+ * mean of index plus premium and the oracle).
+ */
+const PRICE_TICKS_MAX = 2n ** 50n;
+
 export class Exchange {
   readonly timers: ManualScheduler;
   readonly rng: RngRoot;
@@ -478,9 +486,51 @@ export class Exchange {
     }
     if (scaled <= 0n) return { ok: false, problem: `${where}.price "${item.price}" must be greater than 0` };
     if (item.asset !== undefined && !this.config.risk.assets.some((asset) => asset.asset === item.asset)) return { ok: false, problem: `${where}.asset "${item.asset}" is not a configured asset` };
+    if (item.asset !== undefined && item.asset === this.config.risk.settlementAsset) {
+      return { ok: false, problem: `${where}.asset "${item.asset}" is the settlement asset: it counts at par and takes no price` };
+    }
     if (item.symbol !== undefined && !this.marketsBySymbol.has(item.symbol)) return { ok: false, problem: `${where}.symbol "${item.symbol}" is not a market` };
+    const tooHigh = this.priceAboveTickRange(item, scaled);
+    if (tooHigh !== null) return { ok: false, problem: `${where}.price "${item.price}" is more than 2^50 ticks of ${tooHigh}: marks are kept in whole ticks` };
     return { ok: true, price: formatE18(scaled) };
   }
+
+  /**
+   * The market the price would put more than PRICE_TICKS_MAX ticks in, or
+   * null. A price moves the marks of the perp markets it feeds (its own, or
+   * those indexed by its asset; a spot symbol's price is its base asset's),
+   * and a mark is kept in whole ticks (the engine's stops): checked here, so
+   * that such a price is refused whole rather than half applied. A mark is a
+   * median or a mean of its inputs, so bounding each input bounds it.
+   */
+  private priceAboveTickRange(item: PriceInput["prices"][number], scaledE18: bigint): string | null {
+    const risk = this.config.risk;
+    let asset = item.asset;
+    let symbols: string[];
+    if (asset === undefined) {
+      const market = this.marketsBySymbol.get(item.symbol!)!;
+      if (market.kind === "perp") symbols = [market.symbol];
+      else {
+        asset = risk.spotMarkets.find((spot) => spot.symbol === market.symbol)!.baseAsset;
+        symbols = [];
+      }
+    } else {
+      symbols = [];
+    }
+    if (asset !== undefined) for (const perp of risk.perpMarkets) if (perp.indexAsset === asset) symbols.push(perp.symbol);
+    for (const symbol of symbols) {
+      let tick = this.perpTicksE18.get(symbol);
+      if (tick === undefined) {
+        tick = toE18(risk.perpMarkets.find((perp) => perp.symbol === symbol)!.tickSize, "tickSize", { signed: false });
+        this.perpTicksE18.set(symbol, tick);
+      }
+      if (scaledE18 / tick > PRICE_TICKS_MAX) return symbol;
+    }
+    return null;
+  }
+
+  /** Each perp market's tick in 10^-18 units (priceAboveTickRange), filled on first use. */
+  private readonly perpTicksE18 = new Map<string, bigint>();
 
   /** A checked price item as the feed it moves: an asset's index, a perp's oracle, or (a spot symbol) its base asset's index. */
   private feedPrice(item: PriceInput["prices"][number], price: string): FeedPrice {
