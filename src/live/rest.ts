@@ -69,12 +69,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CursorError } from "../core/cursor.ts";
 import type { TransferQuery } from "../settlement/ledger.ts";
-import { TRANSFER_TYPES } from "../spec/enums.ts";
-import type { RequestErrorCode } from "../spec/errors.ts";
 import { quote } from "../exchange/gateway/validate/errors.ts";
+import {
+  checkAddressParam,
+  checkCursor,
+  checkLimit,
+  checkMarket,
+  checkSymbolParam,
+  checkTimeRange,
+  checkTransferType,
+  integerParam as integerText,
+  invalidRead as invalid,
+  ReadRequestError as RestRequestError,
+} from "../exchange/read-params.ts";
 import { ORDER_ENTRY_OPERATIONS, type OrderEntryOperation } from "../spec/exec-envelopes.ts";
 import type { PaginationMeta } from "../spec/pagination.ts";
-import { ADDRESS_PATTERN, SYMBOL_PATTERN } from "../spec/scalars.ts";
 import { apiDocumentYaml, REST_ROUTES, type ApiDocumentName, type RestRoute } from "./api-docs.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
@@ -101,19 +110,8 @@ const REMOVED_ROUTES: readonly { path: string; instead: string }[] = [
   { path: "/v2/wallet/{address}/spotExecutionBusts", instead: "use /v2/wallet/{address}/executionBusts" },
 ];
 
-/** A request failure answered with HTTP 400 and a RequestError. */
-class RestRequestError extends Error {
-  constructor(
-    readonly code: RequestErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function invalid(message: string): RestRequestError {
-  return new RestRequestError("INPUT_VALIDATION_ERROR", message);
-}
+// A request failure answered with HTTP 400 and a RequestError: RestRequestError (read-params.ts,
+// whose checks the simulator's reads share), made by `invalid` for INPUT_VALIDATION_ERROR.
 
 // -- routing ----------------------------------------------------------------------------------
 
@@ -152,14 +150,10 @@ function decodeSegment(name: string, raw: string): string {
 function pathParams(raw: Record<string, string>): PathParams {
   const params: PathParams = {};
   if (raw["symbol"] !== undefined) {
-    const symbol = decodeSegment("symbol", raw["symbol"]);
-    if (!SYMBOL_PATTERN.test(symbol)) throw invalid(`symbol ${quote(symbol)} does not match ${SYMBOL_PATTERN.source}`);
-    params.symbol = symbol;
+    params.symbol = checkSymbolParam(decodeSegment("symbol", raw["symbol"]));
   }
   if (raw["address"] !== undefined) {
-    const address = decodeSegment("address", raw["address"]);
-    if (!ADDRESS_PATTERN.test(address)) throw invalid(`address ${quote(address)} does not match ${ADDRESS_PATTERN.source}`);
-    params.address = address;
+    params.address = checkAddressParam(decodeSegment("address", raw["address"]));
   }
   return params;
 }
@@ -181,12 +175,7 @@ function single(url: URL, name: string): string | undefined {
 }
 
 function integerParam(url: URL, name: string): number | undefined {
-  const text = single(url, name);
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw invalid(`${name} ${quote(text)} is not a non-negative integer`);
-  const value = text.length <= 16 ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw invalid(`${name} ${quote(text)} is beyond the safe integer range (at most ${Number.MAX_SAFE_INTEGER})`);
-  return value;
+  return integerText(name, single(url, name));
 }
 
 /** Reads the query parameters a route takes (see RestRoute); the others are ignored. */
@@ -194,24 +183,23 @@ function readQuery(route: RestRoute, url: URL): ReadQuery {
   const query: ReadQuery = { limit: route.limit?.default ?? 0 };
   if (route.limit !== undefined) {
     const limit = integerParam(url, "limit");
-    if (limit !== undefined && (limit < 1 || limit > route.limit.max)) throw invalid(`limit ${limit} is out of range: it must be an integer within [1, ${route.limit.max}]`);
-    if (limit !== undefined) query.limit = limit;
+    if (limit !== undefined) query.limit = checkLimit(limit, route.limit.max);
   }
   if (route.timeFilter !== undefined) {
     const startTime = integerParam(url, "startTime");
     const endTime = integerParam(url, "endTime");
-    if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw invalid(`startTime ${startTime} is after endTime ${endTime}`);
+    checkTimeRange(startTime, endTime);
     if (startTime !== undefined) query.startTime = startTime;
     if (endTime !== undefined) query.endTime = endTime;
   }
   if (route.cursor === true) {
     const cursor = single(url, "cursor");
-    if (cursor === "") throw invalid("cursor must not be empty");
+    checkCursor(cursor);
     if (cursor !== undefined) query.cursor = cursor;
   }
   if (route.transferType === true) {
     const type = single(url, "type");
-    if (type !== undefined && !(TRANSFER_TYPES as readonly string[]).includes(type)) throw invalid(`type ${quote(type)} is not one of ${TRANSFER_TYPES.join(", ")}`);
+    checkTransferType(type);
     if (type !== undefined) query.type = type;
   }
   return query;
@@ -233,13 +221,7 @@ function readHandlers(context: LiveContext): Record<string, ReadHandler> {
   const { queries, exchange } = context;
 
   /** The symbol, which must name a market (of `kind`, when given). */
-  const market = (params: PathParams, kind?: "perp" | "spot"): string => {
-    const symbol = params.symbol!;
-    const ref = exchange.marketsBySymbol.get(symbol);
-    if (ref === undefined) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol ${quote(symbol)} does not resolve to a market`);
-    if (kind !== undefined && ref.kind !== kind) throw new RestRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol ${quote(symbol)} is a ${ref.kind} market, not a ${kind} market`);
-    return symbol;
-  };
+  const market = (params: PathParams, kind?: "perp" | "spot"): string => checkMarket(exchange.marketsBySymbol, params.symbol!, kind);
 
   /** A `{data, meta}` page of timestamped records: fetched newest first, filtered by time, cut to the limit. */
   const records = <T extends { timestamp: number }>(fetch: (count: number) => T[], query: ReadQuery) => {

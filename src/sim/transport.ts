@@ -18,7 +18,11 @@
  * rejects with the client SDK's RequestFailedError (`code`, and
  * `requestError` `{error, message}` as the live body carries them), as the
  * ReadTransport contract says (src/client/transport.ts); its `operation` is
- * the ReadTransport method's name.
+ * the ReadTransport method's name. The parameters are checked as the live
+ * REST route checks them, in its order and with its code and message
+ * (src/exchange/read-params.ts, shared with src/live/rest.ts): the wallet
+ * address or symbol, then `limit`, `startTime`/`endTime` (integers, start
+ * not after end) and `cursor`.
  *
  * Promises settle inside kernel events; the world's `pendingContinuations`
  * flag tells the runner to let their continuations run before time moves.
@@ -28,10 +32,19 @@ import { RequestFailedError } from "../client/errors.ts";
 import type { DepthQuery, ExecutionsQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
 import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
-import { EXECUTIONS_LIMIT_DEFAULT } from "../exchange/queries.ts";
+import { EXECUTIONS_LIMIT_DEFAULT, EXECUTIONS_LIMIT_MAX } from "../exchange/queries.ts";
 import { resolveChannel, type Channel } from "../exchange/stream-channels.ts";
 import type { OrderEntryOperation } from "../exchange/inputs.ts";
-import { checkMarket, ReadRequestError } from "../exchange/read-params.ts";
+import {
+  checkAddressParam,
+  checkCursor,
+  checkLimit,
+  checkMarket,
+  checkSymbolParam,
+  checkTimeRange,
+  integerValue,
+  ReadRequestError,
+} from "../exchange/read-params.ts";
 import type { AccountBalance, Position } from "../spec/account.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
@@ -132,24 +145,26 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   }
 
   openOrders(wallet: string): Promise<readonly TolerantOrder[]> {
-    return this.read("openOrders", () => this.world.queries.openOrders(wallet) as TolerantOrder[]);
+    return this.read("openOrders", () => this.world.queries.openOrders(checkAddressParam(wallet)) as TolerantOrder[]);
   }
 
   orderHistory(wallet: string, query: OrderHistoryQuery = {}): Promise<TolerantOrderHistoryList> {
-    return this.read(
-      "orderHistory",
-      () =>
-        this.world.queries.orderHistoryPage(wallet, {
-          limit: ORDER_HISTORY_LIMIT,
-          ...(query.startTime === undefined ? {} : { startTimeMs: query.startTime }),
-          ...(query.endTime === undefined ? {} : { endTimeMs: query.endTime }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        }) as TolerantOrderHistoryList,
-    );
+    return this.read("orderHistory", () => {
+      checkAddressParam(wallet);
+      const { startTime, endTime } = timeFilter(query);
+      checkCursor(query.cursor);
+      return this.world.queries.orderHistoryPage(wallet, {
+        limit: ORDER_HISTORY_LIMIT,
+        ...(startTime === undefined ? {} : { startTimeMs: startTime }),
+        ...(endTime === undefined ? {} : { endTimeMs: endTime }),
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      }) as TolerantOrderHistoryList;
+    });
   }
 
   depth(symbol: string, query: DepthQuery = {}): Promise<Depth> {
     return this.read("depth", () => {
+      checkSymbolParam(symbol);
       const depth = this.world.queries.depth(checkMarket(this.world.exchange.marketsBySymbol, symbol), query.limit ?? 100);
       if (depth === undefined) throw new ConnectionError(`SYMBOL_NOT_FOUND_ERROR: symbol "${symbol}" does not resolve to a market`);
       return depth as Depth;
@@ -157,18 +172,20 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   }
 
   positions(wallet: string): Promise<readonly Position[]> {
-    return this.read("positions", () => this.world.queries.positions(wallet));
+    return this.read("positions", () => this.world.queries.positions(checkAddressParam(wallet)));
   }
 
   balances(wallet: string): Promise<readonly AccountBalance[]> {
-    return this.read("balances", () => this.world.queries.accountBalances(wallet));
+    return this.read("balances", () => this.world.queries.accountBalances(checkAddressParam(wallet)));
   }
 
   /** The `{data, meta}` page GET /v2/wallet/{address}/perpExecutions answers (src/live/rest.ts `records`): newest first, filtered by time, cut to the limit. */
   perpExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
     return this.read("perpExecutions", () => {
-      const limit = query.limit ?? EXECUTIONS_LIMIT_DEFAULT;
-      const { startTime, endTime } = query;
+      checkAddressParam(wallet);
+      const given = integerValue("limit", query.limit);
+      const limit = given === undefined ? EXECUTIONS_LIMIT_DEFAULT : checkLimit(given, EXECUTIONS_LIMIT_MAX);
+      const { startTime, endTime } = timeFilter(query);
       const filtered = startTime !== undefined || endTime !== undefined;
       const rows = this.world.queries.perpExecutionsOfWallet(wallet, filtered ? Math.max(limit, this.world.exchange.config.recordsRetained) : limit);
       const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
@@ -241,6 +258,14 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
       if (handler !== undefined) this.runtime.invoke(`stream ${message.channel}`, () => handler(message));
     });
   }
+}
+
+/** `startTime`/`endTime` of a read's query, checked as the REST route checks them (integers, start not after end). */
+function timeFilter(query: { startTime?: number; endTime?: number }): { startTime?: number; endTime?: number } {
+  const startTime = integerValue("startTime", query.startTime);
+  const endTime = integerValue("endTime", query.endTime);
+  checkTimeRange(startTime, endTime);
+  return { ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) };
 }
 
 /**
