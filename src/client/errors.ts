@@ -22,10 +22,21 @@
  * - InvalidResponseError: the service answered with a body that is not the
  *   operation's response even read tolerantly. The outcome is unknown.
  *
+ * Reads and streams (transports/http-reads.ts, transports/ws-stream.ts) use
+ * the same classes where they apply: a REST read refused with a
+ * RequestError is a RequestFailedError (its `operation` the read's name,
+ * e.g. "orderHistory"), an unreadable body an InvalidResponseError. Two
+ * more are theirs: ConnectionError (the read or the stream connection
+ * failed: network error, an HTTP status that is not an answer, a stream
+ * closed by the server) and SubscribeFailedError (the stream refused a
+ * subscribe with an error envelope, spec 7.5). Reads change nothing, so
+ * either may simply be retried.
+ *
  * Messages follow the project's style: sentence case, no final period, the
  * field named, values quoted.
  */
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
+import type { ReadOperation } from "./transport.ts";
 import type { RequestErrorCode } from "../spec/errors.ts";
 import type { SignedKind } from "../signing/types.ts";
 import type { Open, TolerantRequestError } from "./decode.ts";
@@ -124,7 +135,8 @@ export class TransportFailedError extends ClientError {
 export class InvalidResponseError extends ClientError {
   override name = "InvalidResponseError";
   constructor(
-    readonly operation: OrderEntryOperation,
+    /** The order-entry operation, or the REST read (ReadTransport method) whose answer it was. */
+    readonly operation: OrderEntryOperation | ReadOperation,
     /** The raw value the transport handed over. */
     readonly response: unknown,
     issues: string,
@@ -141,7 +153,8 @@ export class RequestFailedError extends ClientError {
   readonly retryAfterMs: number | undefined;
 
   constructor(
-    readonly operation: OrderEntryOperation,
+    /** The order-entry operation, or the REST read (ReadTransport method) that was refused. */
+    readonly operation: OrderEntryOperation | ReadOperation,
     /** The RequestError as received, unknown fields included. */
     readonly requestError: TolerantRequestError,
     /** How many times the request was sent (1 when it was not retried). */
@@ -151,5 +164,44 @@ export class RequestFailedError extends ClientError {
     super(`${operation} was rejected with ${requestError.error}${tries}`, { details: requestError.message });
     this.code = requestError.error;
     this.retryAfterMs = requestError.retryAfterMs;
+  }
+}
+
+/**
+ * A read or a stream connection failed without an answer from the service:
+ * the network failed (connection refused or reset), the server answered
+ * with an HTTP status that carries no RequestError (404 for a wrong base
+ * URL, 500), or the stream connection closed. `status` is the HTTP status
+ * when there was one; `closeCode` and `closeReason` the WebSocket close
+ * (1013 slow consumer, 1012 resync, 1001 shutdown, spec 6.3; 1006 when the
+ * connection was lost without a close frame).
+ */
+export class ConnectionError extends ClientError {
+  override name = "ConnectionError";
+  readonly status: number | undefined;
+  readonly closeCode: number | undefined;
+  readonly closeReason: string | undefined;
+
+  constructor(shortMessage: string, options: ClientErrorOptions & { status?: number; closeCode?: number; closeReason?: string } = {}) {
+    super(shortMessage, options);
+    this.status = options.status;
+    this.closeCode = options.closeCode;
+    this.closeReason = options.closeReason;
+  }
+}
+
+/**
+ * The stream refused a subscribe with an error envelope (spec 7.5: "Invalid
+ * channel name", a failed snapshot, the subscription limit). `message` is
+ * exactly the server's text, as the simulator's stream rejects with.
+ */
+export class SubscribeFailedError extends ClientError {
+  override name = "SubscribeFailedError";
+  constructor(
+    readonly channel: string,
+    /** The error envelope's message. */
+    serverMessage: string,
+  ) {
+    super(serverMessage);
   }
 }

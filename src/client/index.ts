@@ -54,11 +54,13 @@ export type { Attempt, BuiltRequest, RequestPlan, SignedPart } from "./internal/
 export {
   ClientConfigError,
   ClientError,
+  ConnectionError,
   InvalidParameterError,
   InvalidResponseError,
   MarketNotFoundError,
   RequestFailedError,
   SigningFailedError,
+  SubscribeFailedError,
   TransportFailedError,
   type ClientErrorOptions,
 } from "./errors.ts";
@@ -99,8 +101,26 @@ export type {
   OrderEntryResponse,
   OrderEntryTransport,
   OrderHistoryQuery,
+  ReadOperation,
   ReadTransport,
 } from "./transport.ts";
+
+// Transports: order entry (REST, /exec), REST reads, the /ws stream, and an agent's whole live connection.
+export { edgeRetryAfterMs, httpTransport } from "./transports/http.ts";
+export { connectWsTransport, WS_REQUEST_TIMEOUT_MS_DEFAULT, type WsTransport, type WsTransportOptions } from "./transports/ws.ts";
+export { httpReadTransport, type HttpReadTransportOptions } from "./transports/http-reads.ts";
+export { connectWsStream, type StreamClose, type WsStream, type WsStreamOptions } from "./transports/ws-stream.ts";
+export {
+  connectLiveAgent,
+  fetchAgentMarkets,
+  startLiveAgent,
+  wallTimers,
+  type ConnectLiveAgentOptions,
+  type LiveAgent,
+  type LiveAgentConnection,
+  type LiveTimers,
+  type StartLiveAgentOptions,
+} from "./transports/live-agent.ts";
 
 export {
   backoffCapMs,

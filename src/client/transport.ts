@@ -94,8 +94,9 @@ export interface ExecutionsQuery {
 /**
  * The REST reads a strategy needs (spec 4.1), by wallet address. An
  * implementation decodes with decode.ts (tolerant of unknown fields and enum
- * values) and rejects with a ClientError: RequestFailedError for an HTTP 400
- * RequestError, TransportFailedError-like errors when the read itself failed.
+ * values) and rejects with a ClientError: RequestFailedError (with the
+ * RequestError's `code`) for an HTTP 400 RequestError, ConnectionError
+ * when the read itself failed (errors.ts).
  * Reads are not signed and not retried by the SDK.
  *
  * Shapes are the REST bodies (src/live/rest.ts): lists of current state
@@ -105,6 +106,9 @@ export interface ExecutionsQuery {
  * implementation (the simulator's in-process connection, the SDK's
  * httpReadTransport) answers the same value for the same exchange state.
  */
+/** The name of each REST read (a ReadTransport method), as RequestFailedError and InvalidResponseError name it in `operation`. */
+export type ReadOperation = keyof ReadTransport;
+
 export interface ReadTransport {
   openOrders(wallet: string): Promise<readonly TolerantOrder[]>;
   orderHistory(wallet: string, query?: OrderHistoryQuery): Promise<TolerantOrderHistoryList>;
