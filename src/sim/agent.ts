@@ -7,7 +7,11 @@
  * streaming interface (`ctx.stream`: the same channel names, `subscribed`
  * frames with snapshots, and `channel_data` messages). On top it has timers
  * on the virtual clock and a seeded random stream of its own. So a strategy
- * written as an agent runs unchanged against `shadowbook serve`.
+ * written as an agent runs unchanged against `shadowbook serve`: hosted by
+ * `serve <scenario>` (this in-process interface), or as its own process
+ * through the client SDK's live transports (connectLiveAgent and
+ * startLiveAgent, src/client/transports/live-agent.ts: REST order entry or
+ * /exec, httpReadTransport, connectWsStream).
  *
  * Rules an agent follows (checked by test/determinism.test.ts for agents/):
  * no Date, Math.random, timers or I/O; time is `ctx.now()`, randomness
@@ -59,6 +63,15 @@ export type StreamHandler = (message: StreamChannelData) => void | Promise<void>
  * one); every later `channel_data` of the channel goes to `onMessage`, in
  * order, after it. It rejects with the server's error text for an invalid
  * channel name or a failed snapshot.
+ *
+ * A live stream (connectWsStream, /ws) can be closed by the server (spec
+ * 6.3: 1013 slow consumer, 1012 resync, 1001 shutdown), and the updates of
+ * the disconnected window are lost. Through this interface an agent learns
+ * of it only when a `subscribe` rejects (ConnectionError with the close
+ * code); its handlers simply stop being called. The live stream's
+ * `closed`/`onClose` (and connectLiveAgent's `onStreamClose`) tell a
+ * program that asks; it is not reconnected. The in-process stream never
+ * closes.
  */
 export interface AgentStream {
   subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed>;
