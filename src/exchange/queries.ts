@@ -18,6 +18,7 @@ import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import type { TransferPage, TransferQuery } from "../settlement/ledger.ts";
 import { compareIds } from "../core/ids.ts";
 import type { Exchange } from "./exchange.ts";
+import { ReadRequestError } from "./read-params.ts";
 
 /** The kind of the orderHistory listing's cursors (core/cursor.ts). */
 const ORDER_HISTORY_CURSOR = "o";
@@ -116,12 +117,17 @@ export class ExchangeQueries {
     return this.summaries().spotMarkets.find((summary) => summary.symbol === symbol);
   }
 
-  /** The REST depth view: the best `limit` levels per side (default 100, max 1000), as a SNAPSHOT. */
+  /**
+   * The REST depth view: the best `limit` levels per side (default 100, max
+   * 1000), as a SNAPSHOT; undefined for a symbol that names no market. A
+   * view the engine refuses (a limit off its range) throws its RequestError
+   * as a ReadRequestError: it is not an unknown symbol.
+   */
   depth(symbol: string, limit: number): WireDepth | undefined {
     const market = this.exchange.engine.marketBySymbol(symbol);
     if (market === undefined) return undefined;
     const view = this.exchange.engine.depth(market.marketId, limit);
-    if (!view.ok) return undefined;
+    if (!view.ok) throw new ReadRequestError(view.error.code, view.error.message);
     return depthMessage(market, view, "SNAPSHOT");
   }
 

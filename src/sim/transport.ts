@@ -48,6 +48,7 @@ import {
 import type { AccountBalance, Position } from "../spec/account.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
+import { DEPTH_REST_LIMIT_DEFAULT, DEPTH_REST_LIMIT_MAX } from "../spec/limits.ts";
 import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage, type RequestErrorCode } from "../spec/errors.ts";
 import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
 import type { AgentStream, StreamHandler } from "./agent.ts";
@@ -165,9 +166,9 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   depth(symbol: string, query: DepthQuery = {}): Promise<Depth> {
     return this.read("depth", () => {
       checkSymbolParam(symbol);
-      const depth = this.world.queries.depth(checkMarket(this.world.exchange.marketsBySymbol, symbol), query.limit ?? 100);
-      if (depth === undefined) throw new ConnectionError(`SYMBOL_NOT_FOUND_ERROR: symbol "${symbol}" does not resolve to a market`);
-      return depth as Depth;
+      const given = integerValue("limit", query.limit);
+      const limit = given === undefined ? DEPTH_REST_LIMIT_DEFAULT : checkLimit(given, DEPTH_REST_LIMIT_MAX);
+      return this.world.queries.depth(checkMarket(this.world.exchange.marketsBySymbol, symbol), limit) as Depth;
     });
   }
 

@@ -46,6 +46,12 @@ const REFUSED: readonly ReadCase[] = [
   { label: "perpExecutions with limit 1001", sim: (r) => r.perpExecutions(WALLET, { limit: 1001 }), live: `/v2/wallet/${WALLET}/perpExecutions?limit=1001` },
   { label: "perpExecutions with startTime after endTime", sim: (r) => r.perpExecutions(WALLET, { startTime: 2, endTime: 1 }), live: `/v2/wallet/${WALLET}/perpExecutions?startTime=2&endTime=1` },
   { label: "depth of a symbol off its pattern", sim: (r) => r.depth("ETH-PERP"), live: "/v2/market/ETH-PERP/depth" },
+  // depth's limit (audit F2): out of range is INPUT_VALIDATION_ERROR, checked before the symbol resolves.
+  { label: "depth with limit 0", sim: (r) => r.depth(ETH, { limit: 0 }), live: `/v2/market/${ETH}/depth?limit=0` },
+  { label: "depth with limit 5000", sim: (r) => r.depth(ETH, { limit: 5000 }), live: `/v2/market/${ETH}/depth?limit=5000` },
+  { label: "depth with limit 1001", sim: (r) => r.depth(ETH, { limit: 1001 }), live: `/v2/market/${ETH}/depth?limit=1001` },
+  { label: "depth with a fractional limit", sim: (r) => r.depth(ETH, { limit: 1.5 }), live: `/v2/market/${ETH}/depth?limit=1.5` },
+  { label: "depth of an unknown symbol with limit 0", sim: (r) => r.depth("NOPEPERP", { limit: 0 }), live: "/v2/market/NOPEPERP/depth?limit=0" },
 ];
 
 /** Reads both sides answer (an upper-case wallet spelling is well formed). */
