@@ -617,6 +617,9 @@ export class Exchange {
 
   private createAccount(action: Extract<AdminAction, { action: "createAccount" }>, atMicros: Micros): ExchangeAnswer {
     const accountId = action.accountId ?? this.nextAccountId.value;
+    if (action.accountId === undefined && !Number.isSafeInteger(accountId)) {
+      return adminError("INPUT_VALIDATION_ERROR", `accountId: none is left to assign (an account holds ${Number.MAX_SAFE_INTEGER}, the largest): give one explicitly`);
+    }
     if (!Number.isSafeInteger(accountId) || accountId < 0) return adminError("INPUT_VALIDATION_ERROR", `accountId ${accountId} must be a non-negative integer`);
     if (this.risk.accountOwner(accountId) !== undefined) return adminError("INPUT_VALIDATION_ERROR", `accountId ${accountId} already exists`);
     // Check every deposit before anything changes: the action applies whole or not at all.

@@ -93,6 +93,7 @@ import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PA
 import { quote } from "../exchange/gateway/validate/errors.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { BODY_TOO_LARGE, REST_BODY_LIMIT_BYTES } from "./rest.ts";
+import { CLOSED_MESSAGE } from "./driver.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
 
 // -- body schemas -------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ export const PricesBody = z.strictObject({
 export const CLOCK_STEP_MAX_MS = 86_400_000;
 
 export const ClockBody = z.strictObject({
-  advanceMs: z.number().min(0).exactOptional(),
+  advanceMs: z.number().int().min(0).exactOptional(),
   to: z.number().int().min(0).max(Math.floor(Number.MAX_SAFE_INTEGER / MICROS_PER_MILLI)).exactOptional(),
 });
 export const MarketBody = z.strictObject({
@@ -213,7 +214,7 @@ function fromAnswer(answer: ExchangeAnswer, extra: Record<string, unknown> = {})
 /** The amount must be an UnsignedDecimal the asset can hold: positive, within its decimals. */
 function checkAmount(context: LiveContext, field: string, asset: string, amount: string): void {
   const definition = context.exchange.config.risk.assets.find((candidate) => candidate.asset === asset);
-  if (definition === undefined) throw invalid(`${field}: asset ${quote(asset)} is not a configured asset`);
+  if (definition === undefined) throw invalid(`${field === "amount" ? "asset" : field}: asset ${quote(asset)} is not a configured asset`);
   let scaled: bigint;
   try {
     scaled = toE18(amount, field, { signed: false });
@@ -224,6 +225,19 @@ function checkAmount(context: LiveContext, field: string, asset: string, amount:
   if (scaled <= 0n) throw invalid(`${field} ${quote(amount)} must be greater than 0`);
   if (definition.decimals < 18 && scaled % 10n ** BigInt(18 - definition.decimals) !== 0n) {
     throw invalid(`${field} ${quote(amount)} has more than ${definition.decimals} decimals of ${asset}`);
+  }
+}
+
+/**
+ * A "__proto__" key of `deposits` (JSON.parse makes it an own property)
+ * would not come out of zod's record: the account would be created without
+ * the deposit asked for, silently. No asset has that name.
+ */
+function refuseProtoDepositKey(raw: unknown): void {
+  if (typeof raw !== "object" || raw === null) return;
+  const deposits = (raw as Record<string, unknown>)["deposits"];
+  if (typeof deposits === "object" && deposits !== null && Object.hasOwn(deposits, "__proto__")) {
+    throw invalid(`deposits: key "__proto__" is not an asset (an asset matches ${ASSET_PATTERN.source})`);
   }
 }
 
@@ -276,6 +290,7 @@ function balancesOf(context: LiveContext, accountIds: readonly number[]): unknow
 }
 
 const createAccount: Action = (context, raw) => {
+  refuseProtoDepositKey(raw);
   const body = parse(CreateAccountBody, raw);
   if (body.deposits !== undefined) checkDeposits(context, body.deposits);
   return fromAnswer(admin(context, { action: "createAccount", ...body }));
@@ -315,6 +330,8 @@ const clock: Action = (context, raw) => {
   if ((body.advanceMs === undefined) === (body.to === undefined)) throw invalid("body must give exactly one of advanceMs and to");
   const { driver } = context;
   if (driver.clock !== "manual") throw new AdminError(409, "CLOCK_NOT_MANUAL", "the clock can only be moved by hand on a manual clock (serve with --clock manual)");
+  // Shutting down: the input log is closed, and a move now would be run but not logged (as an input would: driver.handle).
+  if (driver.isClosed) return fromAnswer({ ok: false, error: { error: "SERVICE_DISABLED_ERROR", message: CLOSED_MESSAGE } });
   if (body.to !== undefined && body.to * MICROS_PER_MILLI < driver.now()) {
     throw invalid(`to ${body.to} is before the current virtual time ${microsToMillis(driver.now())} (ms): the clock never goes back`);
   }

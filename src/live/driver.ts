@@ -166,6 +166,11 @@ export class LiveDriver {
     await log?.close?.();
   }
 
+  /** True once close() began: inputs are refused and the clock no longer moves (neither could be logged). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Manual clock: moves virtual time forward by `ms` (timers due meanwhile fire). */
   advanceBy(ms: number): Micros {
     return this.advanceTo(this.exchange.now() + Math.round(ms * 1000));
@@ -174,6 +179,7 @@ export class LiveDriver {
   /** Manual clock: moves virtual time to `atMicros` (never backwards). */
   advanceTo(atMicros: Micros): Micros {
     if (this.options.clock !== "manual") throw new Error("the clock can only be moved by hand in manual mode (--clock manual)");
+    if (this.closed) throw new Error(CLOSED_MESSAGE);
     if (atMicros < this.exchange.now()) throw new RangeError(`cannot move the clock back from ${this.exchange.now()} to ${atMicros}`);
     this.runTimers(atMicros);
     this.afterAdvance();
