@@ -530,9 +530,9 @@ export class Order {
     return this.isTrigger && this.triggered;
   }
 
-  /** Reduce-only for settlement: the flag, or a stop's child (which the wire reports as false). */
+  /** Reduce-only for settlement: the flag, or a stop's child (which the wire reports as false). One test of the flags: a fill record reads it twice, in every fill. */
   get settlesReduceOnly(): boolean {
-    return this.reduceOnly || this.isTrigger;
+    return (this.flags & (REDUCE_ONLY | (3 << TYPE_SHIFT))) !== 0;
   }
 
   private ensureExtra(): OrderExtra {
