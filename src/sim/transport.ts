@@ -33,7 +33,7 @@ import type { DepthQuery, ExecutionsQuery, OrderEntryRequestBodies, OrderEntryRe
 import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
 import { EXECUTIONS_LIMIT_DEFAULT, EXECUTIONS_LIMIT_MAX } from "../exchange/queries.ts";
-import { resolveChannel, type Channel } from "../exchange/stream-channels.ts";
+import { resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
 import type { OrderEntryOperation } from "../exchange/inputs.ts";
 import {
   checkAddressParam,
@@ -222,19 +222,38 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     });
   }
 
-  /** At the exchange: resolves the name, takes the snapshot and registers, in one step (nothing missed, nothing repeated). */
+  /**
+   * At the exchange: resolves the name, takes the snapshot and registers, in
+   * one step (nothing missed, nothing repeated). A failed snapshot rolls the
+   * subscription back, also one held before, as the live /ws does
+   * (src/live/stream.ts): its handler gets nothing more.
+   */
   private register(name: string, onMessage: StreamHandler): StreamSubscribed | string {
     const resolved = resolveChannel(name, this.world.exchange.marketsBySymbol);
     if (resolved === undefined) return STREAM_ERROR_INVALID_CHANNEL_NAME;
     let contents: unknown;
     if (channelHasSnapshot(resolved.kind)) {
-      if (this.world.exchange.faults.active("engineUnavailable", this.world.now())) return streamSnapshotErrorMessage(name);
-      contents = this.snapshot(resolved.kind, resolved.key);
-      if (contents === undefined) return streamSnapshotErrorMessage(name);
+      if (!this.world.exchange.faults.active("engineUnavailable", this.world.now())) contents = this.snapshot(resolved.kind, resolved.key);
+      if (contents === undefined) {
+        this.drop(resolved);
+        return streamSnapshotErrorMessage(name);
+      }
     }
     this.subscriptions.set(name, this.world.channels.add(resolved, this, name));
     this.handlers.set(name, onMessage);
     return contents === undefined ? { type: "subscribed", channel: name } : { type: "subscribed", channel: name, contents };
+  }
+
+  /** Ends this connection's subscription to the channel, if it holds one (under any spelling of its name). */
+  private drop(resolved: ResolvedChannel): void {
+    const held = this.world.channels.find(resolved.kind, resolved.key);
+    if (held === undefined || !held.subscribers.has(this)) return;
+    this.world.channels.remove(held, this);
+    for (const [name, channel] of this.subscriptions) {
+      if (channel !== held) continue;
+      this.subscriptions.delete(name);
+      this.handlers.delete(name);
+    }
   }
 
   private snapshot(kind: string, key: string): unknown {

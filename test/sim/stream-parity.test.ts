@@ -1,0 +1,90 @@
+/**
+ * The in-process stream (src/sim/transport.ts) behaves as the live /ws does
+ * (audit scratch/s21/audit-parity.md). A failed re-subscribe (the snapshot
+ * fails during the engineUnavailable fault) rolls back the subscription the
+ * connection held, as src/live/stream.ts does (test/conformance/stream-protocol.test.ts
+ * checks the live side): no update of the channel reaches the agent until it
+ * subscribes again, and then it gets a fresh SNAPSHOT and the updates after it.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
+import { defineAgent, type AgentContext } from "../../src/sim/agent.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+import { defineScenario } from "../../src/sim/scenario.ts";
+import type { StreamChannelData } from "../../src/spec/stream-envelopes.ts";
+
+const ETH = "ETHRUSDPERP";
+const DEPTH = `/v2/market/${ETH}/depth`;
+
+/** What the probe saw, in order: its stream messages and its subscribe outcomes, with the ms since its start. */
+const seen: { atMs: number; what: string; detail?: unknown }[] = [];
+
+/** Resolves after `ms` of virtual time from the agent's start. */
+function at(ctx: AgentContext, t0: number, ms: number): Promise<void> {
+  return new Promise((resolve) => void ctx.after(Math.max(0, t0 + ms * 1_000 - ctx.now()), () => resolve()));
+}
+
+const probe = defineAgent({
+  kind: "resubscribe-probe",
+  description: "holds depth, re-subscribes during the fault, trades after it, subscribes again",
+  defaults: {},
+  async start(ctx) {
+    const t0 = ctx.now();
+    const note = (what: string, detail?: unknown): void => void seen.push({ atMs: (ctx.now() - t0) / 1_000, what, ...(detail === undefined ? {} : { detail }) });
+    const handler = (tag: string) => (message: StreamChannelData) => note(`${tag} ${(message.data as { type: string }).type}`, message.data);
+    const subscribe = async (tag: string) => {
+      try {
+        const answer = await ctx.stream.subscribe(DEPTH, handler(tag));
+        note(`${tag} subscribed`, answer.contents);
+      } catch (error) {
+        note(`${tag} refused`, (error as Error).message);
+      }
+    };
+    await subscribe("first");
+    await at(ctx, t0, 1_500); // inside the fault (1 s to 2 s)
+    await subscribe("during fault");
+    await at(ctx, t0, 2_500); // after it: a new level, then it leaves
+    const placed = await ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2500", qty: "0.1", timeInForce: "GTC" });
+    await at(ctx, t0, 2_700);
+    await ctx.client.cancelOrder({ symbol: ETH, orderId: placed.orderId });
+    await at(ctx, t0, 3_000);
+    await subscribe("again");
+    await at(ctx, t0, 3_500);
+    await ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2400", qty: "0.1", timeInForce: "GTC" });
+  },
+});
+
+const scenario = defineScenario({
+  name: "stream-resubscribe",
+  description: "a failed re-subscribe rolls the held subscription back",
+  seed: 1,
+  durationSeconds: 5,
+  markets: DEFAULT_MARKETS,
+  prices: [
+    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
+    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
+  ],
+  timeline: [{ atSeconds: 1, fault: { fault: "engineUnavailable", durationMs: 1_000 } }],
+  agents: [{ name: "probe", agent: probe }],
+});
+
+describe("a failed re-subscribe in the sim", () => {
+  it("drops the subscription held before it, as live does; a later subscribe starts it again", async () => {
+    seen.length = 0;
+    await runScenario(scenario);
+    const whats = seen.map((entry) => entry.what);
+    expect(whats[0]).toBe("first subscribed");
+    const refused = seen.find((entry) => entry.what === "during fault refused");
+    expect(refused?.detail).toBe(`Error while fetching snapshot from ${DEPTH}`);
+    // Nothing of the channel between the refusal and the next subscribe: the 2500 level came and went unseen.
+    const refusedAt = whats.indexOf("during fault refused");
+    const againAt = whats.indexOf("again subscribed");
+    expect(refusedAt).toBeGreaterThan(0);
+    expect(againAt).toBeGreaterThan(refusedAt);
+    expect(whats.slice(refusedAt + 1, againAt)).toEqual([]);
+    // Subscribed again: a fresh SNAPSHOT, then the next update goes to the new handler only.
+    expect(seen[againAt]!.detail).toMatchObject({ type: "SNAPSHOT", bids: [] });
+    expect(whats.slice(againAt + 1)).toEqual(["again UPDATE"]);
+    expect(seen[againAt + 1]!.detail).toMatchObject({ bids: [{ px: "2400", qty: "0.1" }] });
+  });
+});
