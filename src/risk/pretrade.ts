@@ -27,9 +27,13 @@
  *    (exposure.ts): a spot buy's reserved quote counts in the margin balance
  *    in full, but once filled it is the base, worth its haircut value.
  *    Spot margin, for an account with resting perp requirement
- *    (initialMarginWithOrders > 0): admission margin + the order's change
- *    of collateral value (what it buys after haircut, what it pays in full,
- *    fee reserve included) >= initial requirement with resting orders.
+ *    (initialMarginWithOrders > 0): the order's change of margin is its
+ *    change of collateral value (exposure.spotMarginChange: what it buys and
+ *    what it gives up each valued as the change of that balance's collateral
+ *    value, a holding after haircut; the fee reserve included, as if it
+ *    took). An order that does not lower margin (change >= 0) passes, as at
+ *    match time; otherwise admission margin + change >= initial requirement
+ *    with resting orders.
  * 2. Match time (`checkFill`, the engine's hook, effective state): the maker
  *    is checked first, then the taker. Perp: margin, then open interest; a
  *    fill that grows a position must keep margin balance after the fill at or
@@ -138,11 +142,14 @@ function admissionMargin(account: AccountState, equity: Money): Money {
 }
 
 /**
- * A withdrawal or outgoing transfer must leave the balance available and the
- * margin (with resting orders) at or above the initial requirement. The
- * margin counted is admission's (admissionMargin): less what pending spot
- * fills and resting spot buys take from it, so the quote a spot buy has
- * reserved does not also back a withdrawal of the rest.
+ * A withdrawal or outgoing transfer must leave the balance available and, if
+ * it lowers margin (the settlement asset in full, another asset by its
+ * collateral value: 0 for one with priceHaircut 1 or no index), the margin
+ * (with resting orders) at or above the initial requirement; one that takes
+ * no margin passes the margin part. The margin counted is admission's
+ * (admissionMargin): less what pending spot fills and resting spot buys take
+ * from it, so the quote a spot buy has reserved does not also back a
+ * withdrawal of the rest.
  */
 export function checkOutflow(account: AccountState, asset: AssetState, amount: Money, atMicros: number): RiskRejection | null {
   const available = availableBalance(account.balances.get(asset.config.symbol));
@@ -154,19 +161,15 @@ export function checkOutflow(account: AccountState, asset: AssetState, amount: M
   }
   const balance = account.balances.get(asset.config.symbol)!;
   const marginLoss = asset.config.isSettlement ? amount : balance.collateralC - collateralValue(asset, balance.balance - amount);
+  if (account.imOrders === 0n || marginLoss <= 0n) return null;
   const equityAfter = admissionMargin(account, equityEffective(account, atMicros)) - marginLoss;
-  if (account.imOrders > 0n && equityAfter < account.imOrders) {
+  if (equityAfter < account.imOrders) {
     return rejection(
       "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
       `taking "${formatMoney(amount)}" ${asset.config.symbol} out of accountId ${account.id} leaves margin balance "${formatE36(equityAfter)}" below the initial margin requirement "${formatE36(account.imOrders)}"`,
     );
   }
   return null;
-}
-
-/** Full value (no haircut) of an outgoing amount; collateralValue gives the haircut value of an incoming one. */
-function valueOut(asset: AssetState, amount: Money): Money {
-  return -collateralValue(asset, -amount);
 }
 
 function checkSpotOrder(
@@ -187,11 +190,10 @@ function checkSpotOrder(
     );
   }
   if (account.imOrders === 0n) return null;
-  // The swap changes collateral value: what comes in counts after haircut, what goes out in full.
-  const change =
-    side === "B"
-      ? collateralValue(market.base, qty * E18) - valueOut(market.quote, cost + fee)
-      : collateralValue(market.quote, cost - fee) - valueOut(market.base, qty * E18);
+  // The swap's change of margin, as the match-time rule values it (spotFillShortfall), with the fee reserve: an
+  // order that does not lower margin passes.
+  const change = side === "B" ? spotMarginChange(account, market, qty * E18, -(cost + fee), false) : spotMarginChange(account, market, -qty * E18, cost - fee, false);
+  if (change >= 0n) return null;
   const equityAfter = admissionMargin(account, equityEffective(account, atMicros)) + change;
   if (equityAfter >= account.imOrders) return null;
   return rejection(

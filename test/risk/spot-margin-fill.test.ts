@@ -14,7 +14,7 @@
  * (short 1.9, 100000 RUSD, 1 BTC); account 1 holds 1000 RUSD and no perp.
  */
 import { describe, expect, it } from "vitest";
-import { BTC_PERP, BTC_SPOT, T0, match, setPrices, spotTrade, trade, venue } from "./fixtures.ts";
+import { BTC_PERP, BTC_SPOT, T0, baseConfig, match, setPrices, spotTrade, trade, venue } from "./fixtures.ts";
 
 function marginVenue() {
   const risk = venue({ accounts: 4, poolDeposit: "1000" });
@@ -170,3 +170,57 @@ function venueWithdrawal(risk: ReturnType<typeof marginVenue>, amount: string) {
   const result = risk.withdraw(3, "RUSD", amount, T0);
   return result.ok ? null : result.rejection;
 }
+
+describe("admission of what does not lower margin, below the requirement only for its resting bids", () => {
+  /**
+   * Account 3: 10000 RUSD, 0.1 BTC (and 1 ETH with `eth`), a resting bid of
+   * 0.1 BTC at 50000 (imOrders 0 when it rests), then long `perpLots` BTC
+   * perp at 50000; BTC then falls to `btc`, leaving the margin balance above
+   * the requirement but admission margin (less the bid's loss) below it.
+   */
+  function bidVenue(options: { perpLots: number; btc: string; btcHeld?: string; config?: Parameters<typeof baseConfig>[0]; eth?: string }) {
+    const risk = venue({ accounts: 3, ...(options.config === undefined ? {} : { config: options.config }) });
+    risk.deposit(2, "RUSD", "1000000", T0);
+    risk.deposit(2, "BTC", "10", T0);
+    risk.deposit(3, "RUSD", "10000", T0);
+    if (options.btcHeld !== undefined) risk.deposit(3, "BTC", options.btcHeld, T0);
+    if (options.eth !== undefined) risk.deposit(3, "ETH", options.eth, T0);
+    setPrices(risk, T0);
+    risk.restOrder({ orderId: "bid", ...spotBuy(3, 1_000) });
+    trade(risk, BTC_PERP, 3, 2, "B", 500_000, options.perpLots, T0);
+    setPrices(risk, T1, options.btc);
+    return risk;
+  }
+  const T1 = T0 + 1_000_000;
+  const spotSell = (qtyLots: number, priceTicks: number) => ({ accountId: 3, marketId: BTC_SPOT, side: "A" as const, qtyLots, priceTicks });
+
+  it("admits a spot sell that raises margin, as match time and settlement pass its fill", () => {
+    const risk = bidVenue({ perpLots: 2_700, btc: "49800", btcHeld: "0.1" });
+    // margin 13888 >= 13446; the bid takes 518 (5000 for 4482 of BTC): admission margin 13370 < 13446
+    expect(risk.margin(3, T1)).toMatchObject({ marginBalance: "13888", initialMargin: "13446" });
+    // selling 0.005 BTC at 49800: +249 - 0.0996 fee, 224.1 of collateral given up: +24.8
+    expect(risk.checkOrder(spotSell(50, 498_000), T1)).toBeNull();
+    expect(risk.checkFill(match(BTC_SPOT, 3, 2, "A", 498_000, 50), T1)).toBe("ok");
+    expect(risk.validateMatch(match(BTC_SPOT, 3, 2, "A", 498_000, 50), T1)).toBeNull();
+    // a sell below the haircut price lowers margin: 0.005 BTC at 40000 gives 200 - 0.08 for 224.1: -24.18
+    expect(risk.checkOrder(spotSell(50, 400_000), T1)).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'spot order would leave accountId 3 with margin balance "13345.82" below its initial margin requirement "13446"',
+    });
+    // and so does any buy
+    expect(risk.checkOrder({ ...spotBuy(3, 10), priceTicks: 498_000 }, T1)).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" });
+  });
+
+  it("lets an asset that counts 0 as collateral be withdrawn, and refuses one that takes margin", () => {
+    const assets = baseConfig().assets.map((asset) => (asset.asset === "ETH" ? { ...asset, priceHaircut: "1" } : asset));
+    const risk = bidVenue({ perpLots: 1_800, btc: "49700", config: { assets }, eth: "1" });
+    // margin 9424 >= 8946; the bid takes 527 (5000 for 4473 of BTC): admission margin 8897 < 8946
+    expect(risk.margin(3, T1)).toMatchObject({ marginBalance: "9424", initialMargin: "8946" });
+    expect(risk.withdraw(3, "ETH", "1", T1).ok).toBe(true);
+    const rusd = risk.withdraw(3, "RUSD", "1", T1);
+    expect(rusd.ok ? null : rusd.rejection).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'taking "1" RUSD out of accountId 3 leaves margin balance "8896" below the initial margin requirement "8946"',
+    });
+  });
+});
