@@ -125,7 +125,7 @@ export function createAccount(state: RiskState, accountId: number, ownerAddress:
     f1: 0n,
     pendingFees: 0n,
     pendingSpotLoss: 0n,
-    spotBuys: new Map(),
+    spotOrders: new Map(),
   };
   state.accounts.set(accountId, account);
   wallet.accountIds.push(accountId);

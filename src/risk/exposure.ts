@@ -7,13 +7,15 @@
  * balance (a buy holds qty x price of the quote, a sell holds qty of the
  * base). A resting spot buy also holds margin: the quote it would pay
  * counts in the margin balance (rUSD at par), the base it would buy only
- * after haircut, so per market the part of the hold that would lower margin,
- *   restingSpotBuyLoss = max(0, -spotMarginChange(+qty of the base,
- *                        -qty x price of the quote))
- * at the current index prices, is taken out of the margin that admission
- * counts (pretrade.ts). It fills as maker, so no fee is held for it. Within
- * one market the account's buys are summed, so a buy far enough below the
- * haircut price offsets another's loss there.
+ * after haircut, so the part of each order's hold that would lower margin,
+ *   restingSpotLoss = sum over the account's resting spot buys of
+ *     max(0, -spotMarginChange(+qty of the base, -qty x price of the quote))
+ * at the current index prices, each valued from the current balances, is
+ * taken out of the margin that admission counts (pretrade.ts). Orders fill
+ * one at a time, so a buy priced below the haircut value (a gain) offsets
+ * no other order's loss. It fills as maker, so no fee is held for it. The
+ * account keeps its resting spot orders per market (spotOrders), so this is
+ * O(its resting spot orders), 0 at once for an account with none.
  *
  * Pending matches (made by the engine, not yet settled) count as if applied:
  * each side's position and cost move by the fill, the taker's fee reserve is
@@ -54,28 +56,27 @@ function holdResting(state: RiskState, order: RestingState, qty: Qty, revalue = 
     if (revalue || isEmptyPosition(position)) refreshOrders(position);
     return;
   }
-  if (order.side === "B") {
-    const cost = qty * order.price;
-    balanceOf(order.account, market.quote).reserved += cost;
-    holdSpotBuy(order.account, market, qty, cost);
-  } else {
-    balanceOf(order.account, market.base).reserved += qty * E18;
-  }
+  if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
+  else balanceOf(order.account, market.base).reserved += qty * E18;
 }
 
-/** Moves the account's resting spot buys in `market` by qty and cost (negative to release), dropping an empty entry. */
-function holdSpotBuy(account: AccountState, market: SpotMarketState, qty: Qty, cost: Money): void {
-  const buys = account.spotBuys.get(market);
-  if (buys === undefined) {
-    account.spotBuys.set(market, { cost, qty });
-    return;
-  }
-  buys.cost += cost;
-  buys.qty += qty;
-  if (buys.qty === 0n) {
-    if (buys.cost !== 0n) assert(false, `resting spot buys of account ${account.id} in ${market.config.symbol} hold no quantity but cost ${buys.cost}`);
-    account.spotBuys.delete(market);
-  }
+/** Whether restingSpotLoss counts this resting spot order. */
+function holdsMargin(order: RestingState): boolean {
+  return order.side === "B";
+}
+
+/** Adds a resting spot order to its account's spotOrders. */
+function addSpotOrder(market: SpotMarketState, order: RestingState): void {
+  const orders = order.account.spotOrders.get(market);
+  if (orders === undefined) order.account.spotOrders.set(market, new Set([order]));
+  else orders.add(order);
+}
+
+/** Drops a resting spot order (filled or removed) from its account's spotOrders, and the market's entry when it is left empty. */
+function dropSpotOrder(market: SpotMarketState, order: RestingState): void {
+  const orders = order.account.spotOrders.get(market);
+  if (orders === undefined || !orders.delete(order)) assert(false, `order ${order.orderId} is not among the resting spot orders of account ${order.account.id}`);
+  if (orders.size === 0) order.account.spotOrders.delete(market);
 }
 
 /**
@@ -92,18 +93,40 @@ export function spotMarginChange(account: AccountState, market: SpotMarketState,
 
 function balanceMarginChange(account: AccountState, asset: AssetState, delta: Money, settled: boolean): Money {
   if (asset.config.isSettlement || delta === 0n) return delta;
-  const balance = account.balances.get(asset.config.symbol);
-  const from = balance === undefined ? 0n : settled ? balance.balance : balance.balance - balance.pendingOut;
+  const from = valuedBalance(account, asset, settled);
   return collateralValue(asset, from + delta) - collateralValue(asset, from);
 }
 
-/** What the account's resting spot buys would take from margin at current index prices (see the module comment). */
-export function restingSpotBuyLoss(account: AccountState): Money {
-  if (account.spotBuys.size === 0) return 0n;
+/** The balance spotMarginChange values a change from: settled, or less its pending outflows. */
+function valuedBalance(account: AccountState, asset: AssetState, settled: boolean): Money {
+  const balance = account.balances.get(asset.config.symbol);
+  return balance === undefined ? 0n : settled ? balance.balance : balance.balance - balance.pendingOut;
+}
+
+/**
+ * What the account's resting spot orders would take from margin at current
+ * index prices: per order, max(0, -spotMarginChange) of its fill as maker,
+ * summed (see the module comment). Equal to calling spotMarginChange per
+ * order; each market's balances are read and valued once.
+ */
+export function restingSpotLoss(account: AccountState): Money {
+  if (account.spotOrders.size === 0) return 0n;
   let loss = 0n;
-  for (const [market, buys] of account.spotBuys) {
-    const change = spotMarginChange(account, market, buys.qty * E18, -buys.cost, false);
-    if (change < 0n) loss -= change;
+  for (const [market, orders] of account.spotOrders) {
+    const base = market.base;
+    const quote = market.quote;
+    const baseFrom = valuedBalance(account, base, false);
+    const quoteFrom = valuedBalance(account, quote, false);
+    const baseValue = collateralValue(base, baseFrom);
+    const quoteValue = collateralValue(quote, quoteFrom);
+    for (const order of orders) {
+      const baseDelta = order.qty * E18;
+      const quoteDelta = order.qty * order.price;
+      const change = order.side === "B"
+        ? collateralValue(base, baseFrom + baseDelta) - baseValue + (collateralValue(quote, quoteFrom - quoteDelta) - quoteValue)
+        : collateralValue(base, baseFrom - baseDelta) - baseValue + (collateralValue(quote, quoteFrom + quoteDelta) - quoteValue);
+      if (change < 0n) loss -= change;
+    }
   }
   return loss;
 }
@@ -124,6 +147,7 @@ export function restOrder(state: RiskState, order: RestingOrder): void {
   };
   state.resting.set(order.orderId, resting);
   holdResting(state, resting, resting.qty);
+  if (market.kind === "spot" && holdsMargin(resting)) addSpotOrder(market, resting);
 }
 
 /** Reduces a resting order by `qty` (a fill), removing it at zero; `revalue` as in holdResting. */
@@ -131,7 +155,10 @@ function reduceResting(state: RiskState, resting: RestingState, qty: Qty, revalu
   if (qty > resting.qty) assert(false, `fill ${qty} exceeds resting quantity ${resting.qty} of order ${resting.orderId}`);
   holdResting(state, resting, -qty, revalue);
   resting.qty -= qty;
-  if (resting.qty === 0n) state.resting.delete(resting.orderId);
+  if (resting.qty !== 0n) return;
+  state.resting.delete(resting.orderId);
+  const market = marketOf(state, resting.marketId)!;
+  if (market.kind === "spot" && holdsMargin(resting)) dropSpotOrder(market, resting);
 }
 
 /** Stops counting a resting order (cancelled, expired, replaced); false when it is not counted. */

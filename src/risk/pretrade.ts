@@ -21,11 +21,12 @@
  *    where the price loss is qty x (price - mark) for a buy, qty x (mark -
  *    price) for a sell, and the fee reserve the gross taker fee at the
  *    wallet's tier. O(1) in positions: it reads the account's running sums
- *    (and one entry per spot market where the account has resting buys).
+ *    (and each of the account's resting spot buys).
  *    Admission margin = margin balance (effective) - what pending spot fills
- *    take from margin - what resting spot buys would take from it
- *    (exposure.ts): a spot buy's reserved quote counts in the margin balance
- *    in full, but once filled it is the base, worth its haircut value.
+ *    take from margin - what resting spot buys would take from it, each
+ *    order's loss on its own (exposure.ts): a spot buy's reserved quote
+ *    counts in the margin balance in full, but once filled it is the base,
+ *    worth its haircut value.
  *    Spot margin, for an account with resting perp requirement
  *    (initialMarginWithOrders > 0): the order's change of margin is its
  *    change of collateral value (exposure.spotMarginChange: what it buys and
@@ -55,7 +56,7 @@ import { E18, type Money, type Price, type Qty, abs, divRound, formatE36, format
 import { type MarginShortfall, effectiveQty, equityEffective, equityForChecks, equitySettled, fillMarginShortfall } from "./margin.ts";
 import { checkOrderOpenInterest, fillOpenInterestBreach } from "./open-interest.ts";
 import { perpPricesFresh, spotOraclePrice } from "./prices.ts";
-import { marketOf, restingSpotBuyLoss, spotMarginChange } from "./exposure.ts";
+import { marketOf, restingSpotLoss, spotMarginChange } from "./exposure.ts";
 import { spotTakerFee } from "./executions.ts";
 import type { AccountState, AssetState, PerpMarketState, PositionState, RiskState, SpotMarketState } from "./state.ts";
 import type { BustReason, FillVerdict, MatchTerms, OrderIntent, RiskRejection, Side } from "./types.ts";
@@ -132,11 +133,12 @@ export function checkPerpOrderMargin(
 /**
  * The margin admission counts, given the account's equityEffective: less
  * what pending spot fills take from margin and what its resting spot buys
- * would (exposure.ts restingSpotBuyLoss), so a spot buy's reserved quote is
- * not also counted whole as margin for a perp order or another spot order.
+ * would, each order's loss on its own (exposure.ts restingSpotLoss), so a
+ * spot buy's reserved quote is not also counted whole as margin for a perp
+ * order or another spot order.
  */
 function admissionMargin(account: AccountState, equity: Money): Money {
-  const resting = restingSpotBuyLoss(account);
+  const resting = restingSpotLoss(account);
   if (account.pendingSpotLoss === 0n && resting === 0n) return equity;
   return equity - account.pendingSpotLoss - resting;
 }

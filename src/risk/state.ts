@@ -120,16 +120,11 @@ export interface AccountState {
    */
   pendingSpotLoss: Money;
   /**
-   * Resting spot buys by spot market: the quote they hold (sum of qty x
-   * price) and the base they buy (sum of qty). Admission counts the part of
-   * each market's hold that would lower margin (exposure.restingSpotBuyLoss).
+   * The account's resting spot buys by spot market, each order itself (its
+   * remaining qty). Admission counts, per order, the part of its hold that
+   * would lower margin (exposure.restingSpotLoss).
    */
-  readonly spotBuys: Map<SpotMarketState, SpotBuysState>;
-}
-
-export interface SpotBuysState {
-  cost: Money;
-  qty: Qty;
+  readonly spotOrders: Map<SpotMarketState, Set<RestingState>>;
 }
 
 export interface PositionState {

@@ -124,6 +124,39 @@ describe("a resting spot buy at admission", () => {
     expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toBeNull();
   });
 
+  it("counts each buy's loss on its own: a bid below the haircut value offsets no other bid's loss", () => {
+    const risk = venue({ accounts: 3 });
+    risk.deposit(3, "RUSD", "10000", T0);
+    setPrices(risk, T0);
+    risk.restOrder({ orderId: "near", ...spotBuy(3, 1_000) }); // 0.1 BTC at 50000: takes 500
+    const refusal = {
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'order would leave accountId 3 with margin balance "9462" below its initial margin requirement "9500"',
+    };
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toEqual(refusal);
+    // 0.1 BTC at 100 costs 10 for 4500 of collateral: a gain, which the near bid's fill does not get
+    risk.restOrder({ orderId: "deep", ...spotBuy(3, 1_000), priceTicks: 1_000 });
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toEqual(refusal);
+    // nor does the withdrawal it would back: 10000 - 500 - 450 = 9050 < 9500 with the perp long 1.9 resting
+    risk.restOrder({ orderId: "perp", ...perpBuy(3, 1_900) });
+    const withdrawal = risk.withdraw(3, "RUSD", "450", T0);
+    expect(withdrawal.ok ? null : withdrawal.rejection).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" });
+    // 1.89 BTC fits beside the near bid (10000 - 500 - 37.8 >= 9450); a second near bid adds its own loss:
+    // 0.01 BTC at 50000 takes 50 more
+    risk.removeRestingOrder("perp");
+    expect(risk.checkOrder(perpBuy(3, 1_890), T0)).toBeNull();
+    risk.restOrder({ orderId: "near2", ...spotBuy(3, 100) });
+    expect(risk.checkOrder(perpBuy(3, 1_890), T0)).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'order would leave accountId 3 with margin balance "9412.2" below its initial margin requirement "9450"',
+    });
+    // the loss goes with the order: once the near bids are gone, the deep one takes nothing
+    risk.removeRestingOrder("near");
+    risk.removeRestingOrder("near2");
+    expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toBeNull();
+    expect([...risk.state.accounts.get(3)!.spotOrders.values()].map((orders) => [...orders].map((order) => order.orderId))).toEqual([["deep"]]);
+  });
+
   it("is counted when a spot order is admitted against perp margin", () => {
     const risk = marginVenue();
     expect(risk.checkOrder(spotBuy(3, 900), T0)).toBeNull(); // 9962 - 451.8 = 9510.2
@@ -147,7 +180,7 @@ describe("a resting spot buy at admission", () => {
     expect(risk.checkOrder(spotBuy(3, 500), T0)).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" }); // 9461
     risk.releasePending(fill.fillId);
     expect(risk.state.accounts.get(3)!.pendingSpotLoss).toBe(0n);
-    expect(risk.state.accounts.get(3)!.spotBuys.size).toBe(0);
+    expect(risk.state.accounts.get(3)!.spotOrders.size).toBe(0);
   });
 });
 
