@@ -5,17 +5,21 @@
  * buys and sells per market widen its exposure for the initial requirement
  * (max(|q + restingBuys|, |q - restingSells|)); on a spot market they hold
  * balance (a buy holds qty x price of the quote, a sell holds qty of the
- * base). A resting spot buy also holds margin: the quote it would pay
- * counts in the margin balance (rUSD at par), the base it would buy only
- * after haircut, so the part of each order's hold that would lower margin,
- *   restingSpotLoss = sum over the account's resting spot buys of
- *     max(0, -spotMarginChange(+qty of the base, -qty x price of the quote))
+ * base). A resting spot order also holds margin: a buy's quote counts in
+ * the margin balance (rUSD at par), the base it would buy only after
+ * haircut; a sell gives up base worth its haircut value for the quote, so
+ * one priced below that value lowers margin too. The part of each order's
+ * hold that would lower margin,
+ *   restingSpotLoss = sum over the account's resting spot orders of
+ *     max(0, -spotMarginChange(±qty of the base, ∓qty x price of the quote))
+ *   (a buy: +qty, -qty x price; a sell: -qty, +qty x price)
  * at the current index prices, each valued from the current balances, is
  * taken out of the margin that admission counts (pretrade.ts). Orders fill
- * one at a time, so a buy priced below the haircut value (a gain) offsets
- * no other order's loss. It fills as maker, so no fee is held for it. The
- * account keeps its resting spot orders per market (spotOrders), so this is
- * O(its resting spot orders), 0 at once for an account with none.
+ * one at a time, so an order's gain (a buy below the haircut value, a sell
+ * above it) offsets no other order's loss. It fills as maker, so no fee is
+ * held for it. The account keeps its resting spot orders per market
+ * (spotOrders), so this is O(its resting spot orders), 0 at once for an
+ * account with none.
  *
  * Pending matches (made by the engine, not yet settled) count as if applied:
  * each side's position and cost move by the fill, the taker's fee reserve is
@@ -58,11 +62,6 @@ function holdResting(state: RiskState, order: RestingState, qty: Qty, revalue = 
   }
   if (order.side === "B") balanceOf(order.account, market.quote).reserved += qty * order.price;
   else balanceOf(order.account, market.base).reserved += qty * E18;
-}
-
-/** Whether restingSpotLoss counts this resting spot order. */
-function holdsMargin(order: RestingState): boolean {
-  return order.side === "B";
 }
 
 /** Adds a resting spot order to its account's spotOrders. */
@@ -147,7 +146,7 @@ export function restOrder(state: RiskState, order: RestingOrder): void {
   };
   state.resting.set(order.orderId, resting);
   holdResting(state, resting, resting.qty);
-  if (market.kind === "spot" && holdsMargin(resting)) addSpotOrder(market, resting);
+  if (market.kind === "spot") addSpotOrder(market, resting);
 }
 
 /** Reduces a resting order by `qty` (a fill), removing it at zero; `revalue` as in holdResting. */
@@ -158,7 +157,7 @@ function reduceResting(state: RiskState, resting: RestingState, qty: Qty, revalu
   if (resting.qty !== 0n) return;
   state.resting.delete(resting.orderId);
   const market = marketOf(state, resting.marketId)!;
-  if (market.kind === "spot" && holdsMargin(resting)) dropSpotOrder(market, resting);
+  if (market.kind === "spot") dropSpotOrder(market, resting);
 }
 
 /** Stops counting a resting order (cancelled, expired, replaced); false when it is not counted. */

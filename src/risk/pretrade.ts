@@ -21,12 +21,13 @@
  *    where the price loss is qty x (price - mark) for a buy, qty x (mark -
  *    price) for a sell, and the fee reserve the gross taker fee at the
  *    wallet's tier. O(1) in positions: it reads the account's running sums
- *    (and each of the account's resting spot buys).
+ *    (and each of the account's resting spot orders).
  *    Admission margin = margin balance (effective) - what pending spot fills
- *    take from margin - what resting spot buys would take from it, each
+ *    take from margin - what resting spot orders would take from it, each
  *    order's loss on its own (exposure.ts): a spot buy's reserved quote
  *    counts in the margin balance in full, but once filled it is the base,
- *    worth its haircut value.
+ *    worth its haircut value; a sell priced below the haircut value of its
+ *    base brings in less than that value.
  *    Spot margin, for an account with resting perp requirement
  *    (initialMarginWithOrders > 0): the order's change of margin is its
  *    change of collateral value (exposure.spotMarginChange: what it buys and
@@ -132,10 +133,11 @@ export function checkPerpOrderMargin(
 
 /**
  * The margin admission counts, given the account's equityEffective: less
- * what pending spot fills take from margin and what its resting spot buys
+ * what pending spot fills take from margin and what its resting spot orders
  * would, each order's loss on its own (exposure.ts restingSpotLoss), so a
- * spot buy's reserved quote is not also counted whole as margin for a perp
- * order or another spot order.
+ * spot buy's reserved quote (or the haircut value of the base a cheap sell
+ * gives up) is not also counted whole as margin for a perp order or another
+ * spot order.
  */
 function admissionMargin(account: AccountState, equity: Money): Money {
   const resting = restingSpotLoss(account);
@@ -149,8 +151,8 @@ function admissionMargin(account: AccountState, equity: Money): Money {
  * collateral value: 0 for one with priceHaircut 1 or no index), the margin
  * (with resting orders) at or above the initial requirement; one that takes
  * no margin passes the margin part. The margin counted is admission's
- * (admissionMargin): less what pending spot fills and resting spot buys take
- * from it, so the quote a spot buy has reserved does not also back a
+ * (admissionMargin): less what pending spot fills and resting spot orders
+ * take from it, so the quote a spot buy has reserved does not also back a
  * withdrawal of the rest.
  */
 export function checkOutflow(account: AccountState, asset: AssetState, amount: Money, atMicros: number): RiskRejection | null {

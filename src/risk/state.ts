@@ -120,8 +120,8 @@ export interface AccountState {
    */
   pendingSpotLoss: Money;
   /**
-   * The account's resting spot buys by spot market, each order itself (its
-   * remaining qty). Admission counts, per order, the part of its hold that
+   * The account's resting spot orders (buys and sells) by spot market, each
+   * order itself (its remaining qty). Admission counts, per order, the part of its hold that
    * would lower margin (exposure.restingSpotLoss).
    */
   readonly spotOrders: Map<SpotMarketState, Set<RestingState>>;

@@ -5,8 +5,9 @@
  * costs 5000 and counts 4500). A spot fill that lowers an account's margin
  * gets the initial-margin check a perp fill has, at match time (checkFill:
  * cancel-maker, reject-taker) and at settlement (validateMatch:
- * AccountBelowIM); a resting spot buy's reserved quote is not also counted
- * whole as margin at admission. An account with no perp positions, or a
+ * AccountBelowIM); a resting spot buy's reserved quote (or the base a sell
+ * below its haircut value gives up) is not also counted whole as margin at
+ * admission, each order's loss on its own. An account with no perp positions, or a
  * fill that does not lower margin, is checked on balances only.
  *
  * Account 3: 10000 RUSD, long 1.9 BTC perp at 50000 (fee 38): margin
@@ -181,6 +182,48 @@ describe("a resting spot buy at admission", () => {
     risk.releasePending(fill.fillId);
     expect(risk.state.accounts.get(3)!.pendingSpotLoss).toBe(0n);
     expect(risk.state.accounts.get(3)!.spotOrders.size).toBe(0);
+  });
+});
+
+describe("a resting spot sell at admission", () => {
+  it("holds its loss when it is priced below the haircut value of what it sells, as a buy's", () => {
+    const risk = venue({ accounts: 3 });
+    risk.deposit(3, "RUSD", "10000", T0);
+    risk.deposit(3, "BTC", "0.1", T0);
+    setPrices(risk, T0);
+    const perp = perpBuy(3, 2_800); // IM 14000; margin 10000 + 4500 of BTC, fee 56
+    expect(risk.checkOrder(perp, T0)).toBeNull();
+    // an ask of 0.1 BTC at 40000 sells 4500 of collateral for 4000 as maker: takes 500
+    const ask = { accountId: 3, marketId: BTC_SPOT, side: "A" as const, qtyLots: 1_000, priceTicks: 400_000 };
+    expect(risk.checkOrder(ask, T0)).toBeNull(); // imOrders 0: balance check only
+    risk.restOrder({ orderId: "ask", ...ask });
+    expect(risk.checkOrder(perp, T0)).toEqual({
+      error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
+      message: 'order would leave accountId 3 with margin balance "13944" below its initial margin requirement "14000"',
+    });
+    // what admission lets in beside the ask leaves room for the ask's fill at match time (before, 2.8 BTC was
+    // admitted and a buyer lifting the ask got cancel-maker)
+    const long = { ...match(BTC_PERP, 3, 2, "B", 500_000, 2_700), makerOrderId: "x" };
+    risk.deposit(2, "RUSD", "1000000", T0);
+    expect(risk.checkOrder(perpBuy(3, 2_700), T0)).toBeNull(); // 14500 - 500 - 54 >= 13500
+    risk.addPending(long);
+    expect(risk.checkFill(match(BTC_SPOT, 2, 3, "B", 400_000, 1_000), T0)).toBe("ok"); // 13946 >= 13500
+    risk.releasePending(long.fillId);
+    // an ask at or above the haircut value (45000) takes nothing, and its loss goes when the order does
+    risk.removeRestingOrder("ask");
+    risk.restOrder({ orderId: "ask2", ...ask, priceTicks: 450_000 });
+    expect(risk.checkOrder(perp, T0)).toBeNull();
+    risk.removeRestingOrder("ask2");
+    expect(risk.state.accounts.get(3)!.spotOrders.size).toBe(0);
+  });
+
+  it("does not back a withdrawal with the margin it would take", () => {
+    const risk = marginVenue(); // account 3: margin 9962, IM 9500
+    risk.deposit(3, "BTC", "0.01", T0); // +450: 10412
+    // an ask of 0.01 BTC at 40000 takes 50: 10412 - 50 - 900 = 9462 < 9500
+    risk.restOrder({ orderId: "ask", accountId: 3, marketId: BTC_SPOT, side: "A", qtyLots: 100, priceTicks: 400_000 });
+    expect(venueWithdrawal(risk, "900")).toMatchObject({ error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR" });
+    expect(venueWithdrawal(risk, "850")).toBeNull(); // 9512
   });
 });
 
