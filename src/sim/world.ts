@@ -16,6 +16,14 @@
  *
  * A connection decides when a message arrives (its market-data latency);
  * the world only says what was sent, and when.
+ *
+ * A message is built once per channel and spelling of its name and handed
+ * to every subscriber, so it is deeply frozen first (envelope and data): an
+ * agent that modifies what it receives gets a TypeError instead of changing
+ * what the other agents see, or the Exchange's own records (an execution's
+ * stream item is the record the reads list). Live, each client parses its
+ * own copy; freezing in place costs less than a copy per agent (see the
+ * commit that made it so for the bench figures).
  */
 import { Fingerprint } from "../core/fingerprint.ts";
 import type { Micros } from "../core/time.ts";
@@ -187,7 +195,8 @@ export class SimWorld implements ChannelSink {
     const timestamp = microsToMillis(this.kernel.now());
     let message: StreamChannelData | undefined;
     for (const [receiver, name] of channel.subscribers) {
-      if (message === undefined || message.channel !== name) message = { type: "channel_data", timestamp, channel: name, data };
+      if (message === undefined) deepFreeze(data);
+      if (message === undefined || message.channel !== name) message = Object.freeze({ type: "channel_data", timestamp, channel: name, data }) as StreamChannelData;
       receiver.receive(message);
     }
   }
@@ -219,4 +228,18 @@ export class SimWorld implements ChannelSink {
     this.exchange.advanceTo(at);
     this.endStep();
   }
+}
+
+/**
+ * Freezes `value` and everything it holds (plain wire data: objects, arrays,
+ * primitives), children first, so a frozen object's contents are frozen
+ * too and one met again (a record on a market's and its wallets' channels,
+ * a summary in the list and its own channel) is skipped. Nothing else
+ * freezes wire data.
+ */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  Object.freeze(value);
 }

@@ -5,6 +5,10 @@
  * connection held, as src/live/stream.ts does (test/conformance/stream-protocol.test.ts
  * checks the live side): no update of the channel reaches the agent until it
  * subscribes again, and then it gets a fresh SNAPSHOT and the updates after it.
+ *
+ * A message is one object for every agent subscribed to its channel, so it is
+ * deeply frozen: an agent cannot change what another agent sees (live, each
+ * client parses its own copy).
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
@@ -86,5 +90,65 @@ describe("a failed re-subscribe in the sim", () => {
     expect(seen[againAt]!.detail).toMatchObject({ type: "SNAPSHOT", bids: [] });
     expect(whats.slice(againAt + 1)).toEqual(["again UPDATE"]);
     expect(seen[againAt + 1]!.detail).toMatchObject({ bids: [{ px: "2400", qty: "0.1" }] });
+  });
+});
+
+const frozenSeen: { who: string; markPrice: unknown; mutation?: string; deeplyFrozen?: boolean }[] = [];
+
+function isDeeplyFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
+}
+
+const listener = (who: string, mutate: boolean) =>
+  defineAgent({
+    kind: `summary-listener-${who}`,
+    description: "listens to the perp summaries; one of them tries to change what it got",
+    defaults: {},
+    async start(ctx) {
+      await ctx.stream.subscribe("/v2/perpMarkets/summary", (message) => {
+        const rows = message.data as Record<string, unknown>[];
+        const entry: (typeof frozenSeen)[number] = { who, markPrice: rows[0]!["markPrice"], deeplyFrozen: isDeeplyFrozen(message) };
+        if (mutate) {
+          try {
+            rows[0]!["markPrice"] = "MUTATED-BY-A";
+            entry.mutation = "accepted";
+          } catch (error) {
+            entry.mutation = (error as Error).name;
+          }
+        }
+        frozenSeen.push(entry);
+      });
+    },
+  });
+
+const ZERO = { model: "constant" as const, micros: 0 };
+const shared = defineScenario({
+  name: "stream-shared-message",
+  description: "two agents on one channel, the first tries to modify its message",
+  seed: 1,
+  durationSeconds: 1.2,
+  markets: DEFAULT_MARKETS,
+  prices: [
+    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
+    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
+  ],
+  agents: [
+    { name: "a", agent: listener("a", true), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },
+    { name: "b", agent: listener("b", false), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },
+  ],
+});
+
+describe("a stream message in the sim", () => {
+  it("is deeply frozen: one agent cannot change what another receives", async () => {
+    frozenSeen.length = 0;
+    await runScenario(shared);
+    expect(frozenSeen.length).toBeGreaterThanOrEqual(2);
+    for (const entry of frozenSeen) {
+      expect(entry.deeplyFrozen, entry.who).toBe(true);
+      expect(entry.markPrice, entry.who).toMatch(/^[0-9.]+$/);
+    }
+    expect(frozenSeen.filter((entry) => entry.who === "a").map((entry) => entry.mutation)).toEqual(frozenSeen.filter((entry) => entry.who === "a").map(() => "TypeError"));
+    expect(frozenSeen.filter((entry) => entry.who === "b").length).toBe(frozenSeen.filter((entry) => entry.who === "a").length);
   });
 });
