@@ -17,6 +17,8 @@
  * `--edge-limit` and `--slow-consumer-bytes` set the network-edge limit
  * (spec 8.4) and the unsent data that makes a stream client a slow
  * consumer (1013), startLiveServer's edgeLimit and slowConsumerBytes;
+ * `--exec-slow-consumer-bytes` the unsent answers that make an order-entry
+ * (/exec) client one (execSlowConsumerBytes; at least the largest frame);
  * `--websockets-per-ip`, `--connections-per-ip` and
  * `--subscriptions-per-connection` its websocketsPerIp, connectionsPerIp
  * and subscriptionsPerConnection (defaults: the constants of
@@ -26,6 +28,7 @@ import { createServer } from "node:net";
 import { millisToMicros, type Micros } from "../core/time.ts";
 import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import { DEFAULT_EDGE_LIMIT, type EdgeLimitConfig } from "../live/edge-limiter.ts";
+import { EXEC_FRAME_BYTES_MAX, EXEC_SLOW_CONSUMER_BYTES_DEFAULT } from "../live/exec.ts";
 import { House } from "../live/house.ts";
 import { startLiveServer } from "../live/serve.ts";
 import { checkPerIpLimits, CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from "../live/server.ts";
@@ -54,6 +57,8 @@ export interface ServeOptions {
   signerThreads: string;
   edgeLimit: string;
   slowConsumerBytes: string;
+  /** Default EXEC_SLOW_CONSUMER_BYTES_DEFAULT (main.ts gives it). */
+  execSlowConsumerBytes?: string;
   /** Commander always gives these three (its defaults); absent, the server's default. */
   websocketsPerIp?: string;
   connectionsPerIp?: string;
@@ -170,6 +175,8 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   if (!(speed > 0) || speed > MAX_SPEED) throw new Error(`--speed "${options.speed}" must be a positive number of at most ${MAX_SPEED}`);
   const edge = edgeLimit(options.edgeLimit);
   const slowConsumerBytes = integer(options.slowConsumerBytes, "--slow-consumer-bytes");
+  // An answer echoes its request's id, so one answer can be as large as the largest frame: a smaller bound would close a client that reads.
+  const execSlowConsumerBytes = integerWithin(options.execSlowConsumerBytes ?? String(EXEC_SLOW_CONSUMER_BYTES_DEFAULT), "--exec-slow-consumer-bytes", EXEC_FRAME_BYTES_MAX, Number.MAX_SAFE_INTEGER);
   const websocketsPerIp = integer(options.websocketsPerIp ?? String(WEBSOCKETS_PER_IP_MAX), "--websockets-per-ip", 1);
   const connectionsPerIp = integer(options.connectionsPerIp ?? String(CONNECTIONS_PER_IP_MAX), "--connections-per-ip", 1);
   const subscriptionsPerConnection = integer(options.subscriptionsPerConnection ?? String(SUBSCRIPTIONS_PER_CONNECTION_MAX), "--subscriptions-per-connection", 1);
@@ -200,6 +207,7 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
     speed,
     edgeLimit: edge,
     slowConsumerBytes,
+    execSlowConsumerBytes,
     websocketsPerIp,
     connectionsPerIp,
     subscriptionsPerConnection,

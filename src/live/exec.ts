@@ -147,6 +147,8 @@ export interface ExecSurface extends SocketSurface {
   readonly confirmedEarly: number;
   /** Whether a signer worker is ready (they start with the first connection). */
   readonly signerThreadsReady: boolean;
+  /** Unsent answer bytes beyond which a connection is closed as a slow consumer. */
+  readonly slowConsumerBytes: number;
 }
 
 interface Connection {
@@ -196,6 +198,7 @@ export function createExecSurface(context: LiveContext, options: ExecSurfaceOpti
 
   return {
     wss,
+    slowConsumerBytes,
     get connectionCount() {
       return connections.size;
     },

@@ -9,7 +9,7 @@ import type { ExchangeConfig } from "../exchange/config.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import { createAdminHandler } from "./admin.ts";
 import { LiveDriver, type ClockMode, type InputLog } from "./driver.ts";
-import { createExecSurface } from "./exec.ts";
+import { createExecSurface, type ExecSurface } from "./exec.ts";
 import { tuneHeapForServing } from "./heap-tuning.ts";
 import { createRestHandler } from "./rest.ts";
 import { contextFor, LiveServer, type LiveContext } from "./server.ts";
@@ -30,6 +30,8 @@ export interface StartOptions {
   edgeLimit?: EdgeLimitConfig;
   /** Unsent bytes on a stream connection before it is closed with 1013 (default 1 MB). */
   slowConsumerBytes?: number;
+  /** Unsent answer bytes on an order-entry (/exec) connection before it is closed with 1013 (default EXEC_SLOW_CONSUMER_BYTES_DEFAULT, exec.ts). */
+  execSlowConsumerBytes?: number;
   /** Channels one stream connection may hold at once (default SUBSCRIPTIONS_PER_CONNECTION_MAX, stream.ts). */
   subscriptionsPerConnection?: number;
   drainMs?: number;
@@ -59,6 +61,8 @@ export interface StartOptions {
 
 export interface RunningServer {
   readonly server: LiveServer;
+  /** The order-entry surface (its bounds: exec.ts). */
+  readonly exec: ExecSurface;
   readonly context: LiveContext;
   readonly port: number;
   readonly urls: { rest: string; stream: string; exec: string };
@@ -88,6 +92,7 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
   const exec = createExecSurface(context, {
     ...(options.signerThreads === undefined ? {} : { signerThreads: options.signerThreads }),
     ...(options.earlyConfirm === undefined ? {} : { earlyConfirm: options.earlyConfirm }),
+    ...(options.execSlowConsumerBytes === undefined ? {} : { slowConsumerBytes: options.execSlowConsumerBytes }),
   });
   const server = new LiveServer(
     context,
@@ -107,5 +112,5 @@ export async function startLiveServer(options: StartOptions): Promise<RunningSer
   options.setup?.(context);
   const port = await server.listen();
   driver.start();
-  return { server, context, port, urls: server.urls(port), close: () => server.shutdown() };
+  return { server, exec, context, port, urls: server.urls(port), close: () => server.shutdown() };
 }

@@ -402,6 +402,8 @@ describe("validation and help", () => {
     ["edgeLimit", "lots", '--edge-limit "lots" must be a whole number of requests per 60 s window (0: no limit)'],
     ["slowConsumerBytes", "-5", '--slow-consumer-bytes "-5" must be an integer of at least 0'],
     ["slowConsumerBytes", "64k", '--slow-consumer-bytes "64k" must be an integer of at least 0'],
+    ["execSlowConsumerBytes", "1000", '--exec-slow-consumer-bytes "1000" must be an integer of at least 1048576'],
+    ["execSlowConsumerBytes", "2m", '--exec-slow-consumer-bytes "2m"'],
     ["port", "65536", '--port "65536" is out of range: it must be an integer within [0, 65535]'],
     ["speed", "1e400", '--speed "1e400" must be a positive number of at most 1000000'],
     ["start", "9007199254740991", '--start "9007199254740991" is out of range: it must be an integer within [0, 5853599254740]'],
@@ -435,6 +437,8 @@ describe("validation and help", () => {
     expect(text).toContain('(0: no limit; /admin and /health are exempt) (default: "1000")');
     expect(text).toContain("--slow-consumer-bytes <n> unsent bytes a streaming (/ws) connection may hold before it is closed with 1013");
     expect(text).toContain('(default: "1048576")');
+    expect(text).toContain("--exec-slow-consumer-bytes <n> unsent answer bytes an order-entry (/exec) connection may hold before it is closed with 1013");
+    expect(text).toContain('(default: "2097152")');
   });
 });
 

@@ -150,3 +150,15 @@ describe("/exec slow consumer", () => {
     await client.closed;
   }, 60_000);
 });
+
+describe("the /exec bound from startLiveServer", () => {
+  it("is execSlowConsumerBytes when given, EXEC_SLOW_CONSUMER_BYTES_DEFAULT otherwise", async () => {
+    expect(running.exec.slowConsumerBytes).toBe(EXEC_SLOW_CONSUMER_BYTES_DEFAULT);
+    const other = await startLiveServer({ config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG), seed: 5, port: 0, clock: "manual", startMicros: START_MICROS, execSlowConsumerBytes: 3 << 20 });
+    try {
+      expect(other.exec.slowConsumerBytes).toBe(3 << 20);
+    } finally {
+      await other.close();
+    }
+  });
+});
