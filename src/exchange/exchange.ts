@@ -504,33 +504,19 @@ export class Exchange {
    * median or a mean of its inputs, so bounding each input bounds it.
    */
   private priceAboveTickRange(item: PriceInput["prices"][number], scaledE18: bigint): string | null {
-    const risk = this.config.risk;
     let asset = item.asset;
-    let symbols: string[];
+    let perpMarketId: number | undefined;
     if (asset === undefined) {
       const market = this.marketsBySymbol.get(item.symbol!)!;
-      if (market.kind === "perp") symbols = [market.symbol];
-      else {
-        asset = risk.spotMarkets.find((spot) => spot.symbol === market.symbol)!.baseAsset;
-        symbols = [];
-      }
-    } else {
-      symbols = [];
+      if (market.kind === "perp") perpMarketId = market.marketId;
+      else asset = this.config.risk.spotMarkets.find((spot) => spot.symbol === market.symbol)!.baseAsset;
     }
-    if (asset !== undefined) for (const perp of risk.perpMarkets) if (perp.indexAsset === asset) symbols.push(perp.symbol);
-    for (const symbol of symbols) {
-      let tick = this.perpTicksE18.get(symbol);
-      if (tick === undefined) {
-        tick = toE18(risk.perpMarkets.find((perp) => perp.symbol === symbol)!.tickSize, "tickSize", { signed: false });
-        this.perpTicksE18.set(symbol, tick);
-      }
-      if (scaledE18 / tick > PRICE_TICKS_MAX) return symbol;
+    for (const perp of this.risk.state.perps.values()) {
+      const fed = perp.config.marketId === perpMarketId || (asset !== undefined && perp.indexAsset.config.symbol === asset);
+      if (fed && scaledE18 / perp.config.tick > PRICE_TICKS_MAX) return perp.config.symbol;
     }
     return null;
   }
-
-  /** Each perp market's tick in 10^-18 units (priceAboveTickRange), filled on first use. */
-  private readonly perpTicksE18 = new Map<string, bigint>();
 
   /** A checked price item as the feed it moves: an asset's index, a perp's oracle, or (a spot symbol) its base asset's index. */
   private feedPrice(item: PriceInput["prices"][number], price: string): FeedPrice {
