@@ -42,13 +42,7 @@ function markAt(w: World, price: string): void {
 /** A well funded long of 5 ETH at 3000, settled: [world, long's account]. */
 function wellFundedLong(): [World, number] {
   const w = new World();
-  const long = w.account(0xc1, "100000");
-  const short = w.account(0xc2, "100000");
-  w.prices("3000");
-  w.order(short, false, "3000", "5");
-  w.order(long, true, "3000", "5", "IOC");
-  w.advance(1_000_000);
-  return [w, long];
+  return [w, w.longPair("100000")[0]];
 }
 
 function triggered(w: World, orderId: string): boolean | undefined {

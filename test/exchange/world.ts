@@ -79,7 +79,12 @@ export class World {
    * liquidates the long). Returns [long, short].
    */
   leveragedPair(): [number, number] {
-    const long = this.account(0xa2, "1000");
+    return this.longPair("1000");
+  }
+
+  /** A settled long of 5 ETH at 3000 (its account funded with `longRusd`) against a well funded short: [long, short]. */
+  longPair(longRusd: string): [number, number] {
+    const long = this.account(0xa2, longRusd);
     const short = this.account(0xa3, "100000");
     this.prices("3000");
     this.order(short, false, "3000", "5");

@@ -26,13 +26,10 @@ import { DEFAULT_START_MS, defineScenario, ScenarioError, type FuzzParameters, t
 import { drawFault, faultOf, SWARM_FAULTS, withDrawnFault } from "../../src/sim/swarm.ts";
 import type { StreamChannelData } from "../../src/spec/stream-envelopes.ts";
 import { Tape } from "./fixtures/run-tape.ts";
+import { FLAT_FEEDS } from "./fixtures/flat-feeds.ts";
 
 const T0 = DEFAULT_START_MS * 1_000;
 const constant = (micros: number): LatencySpec => ({ model: "constant", micros });
-const FLAT_FEEDS: GbmFeed[] = [
-  { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 },
-  { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0, decimals: 1 },
-];
 
 describe("market-data latency", () => {
   it("delivers each stream frame exactly the agent's market-data latency after the Exchange emitted it", async () => {

@@ -16,6 +16,7 @@ import { defineAgent, type AgentContext } from "../../src/sim/agent.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario } from "../../src/sim/scenario.ts";
 import type { StreamChannelData } from "../../src/spec/stream-envelopes.ts";
+import { FLAT_FEEDS } from "./fixtures/flat-feeds.ts";
 
 const ETH = "ETHRUSDPERP";
 const DEPTH = `/v2/market/${ETH}/depth`;
@@ -64,10 +65,7 @@ const scenario = defineScenario({
   seed: 1,
   durationSeconds: 5,
   markets: DEFAULT_MARKETS,
-  prices: [
-    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
-    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
-  ],
+  prices: FLAT_FEEDS,
   timeline: [{ atSeconds: 1, fault: { fault: "engineUnavailable", durationMs: 1_000 } }],
   agents: [{ name: "probe", agent: probe }],
 });
@@ -129,10 +127,7 @@ const shared = defineScenario({
   seed: 1,
   durationSeconds: 1.2,
   markets: DEFAULT_MARKETS,
-  prices: [
-    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
-    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
-  ],
+  prices: FLAT_FEEDS,
   agents: [
     { name: "a", agent: listener("a", true), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },
     { name: "b", agent: listener("b", false), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },

@@ -13,6 +13,7 @@ import { defineAgent } from "../../src/sim/agent.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario } from "../../src/sim/scenario.ts";
 import { ETH, startRestWorld, type RestWorld } from "../conformance/helpers/rest-world.ts";
+import { FLAT_FEEDS } from "./fixtures/flat-feeds.ts";
 
 /** A well-formed wallet that owns no account, on both sides. */
 const WALLET = "0x00000000000000000000000000000000000000aa";
@@ -83,10 +84,7 @@ const scenario = defineScenario({
   seed: 1,
   durationSeconds: 2,
   markets: DEFAULT_MARKETS,
-  prices: [
-    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
-    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
-  ],
+  prices: FLAT_FEEDS,
   agents: [{ name: "probe", agent: probe }],
 });
 

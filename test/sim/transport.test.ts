@@ -15,6 +15,7 @@ import { defineAgent } from "../../src/sim/agent.ts";
 import { TRUSTED_SIGNATURE } from "../../src/sim/agent-host.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario } from "../../src/sim/scenario.ts";
+import { FLAT_FEEDS } from "./fixtures/flat-feeds.ts";
 
 const seen: { name: string; answer: unknown }[] = [];
 
@@ -38,10 +39,7 @@ const scenario = defineScenario({
   seed: 1,
   durationSeconds: 2,
   markets: DEFAULT_MARKETS,
-  prices: [
-    { asset: "WETH", model: "gbm", start: 3000, hourlyVolatility: 0 },
-    { asset: "WBTC", model: "gbm", start: 60000, hourlyVolatility: 0 },
-  ],
+  prices: FLAT_FEEDS,
   agents: [{ name: "probe", agent: probe }],
 });
 
