@@ -14,7 +14,10 @@
  * `marketData.recording` (readMdRecording's checks). A recording cut short
  * (no end-of-stream marker: a recorder killed mid-way) replays its complete
  * batches, and the summary and summary.json say so (`truncated`); one with
- * no complete batch is refused, as there is nothing to replay.
+ * no complete batch is refused, as there is nothing to replay. Bytes after
+ * a recording's end-of-stream marker are not part of it: its rows replay,
+ * and the summary and summary.json say the bytes were not read
+ * (`trailing`), as `shadowbook replay` warns of them in an input log.
  *
  * `--out DIR` writes fills.arrow (one row per own fill) and summary.json
  * (through a staging directory: src/cli/run-out.ts).
@@ -26,7 +29,7 @@ import { microsToMillis } from "../core/time.ts";
 import { DEFAULT_MARKETS } from "../exchange/config.ts";
 import type { RiskConfigInput } from "../risk/config.ts";
 import { ColumnTable, DictColumn, F64Column, I64Column, TimeColumn } from "../record/columns.ts";
-import { describeTruncation, MdRecordingError, readMdRecording } from "../record/md-recording.ts";
+import { describeTrailing, describeTruncation, MdRecordingError, readMdRecording } from "../record/md-recording.ts";
 import { replayParamsProblem, ScenarioError, type Scenario } from "../sim/scenario.ts";
 import type { FillRecord } from "./account.ts";
 import { queueModel } from "./queue.ts";
@@ -59,6 +62,8 @@ export interface ReplayRun {
   readonly tradeTiming: "match" | "publication";
   /** Set when the recording was cut short (no end-of-stream marker): what it lost, naming it. */
   readonly truncated?: string;
+  /** Set when bytes follow the recording's end-of-stream marker: how many, naming it (they were not read). */
+  readonly trailing?: string;
 }
 
 /** The grids of a market configuration (perp and spot). */
@@ -91,6 +96,7 @@ export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions 
   // A recording cut short replays its complete batches, and says so; with none, there is nothing to replay.
   const truncated = recording.truncated === undefined ? undefined : `${name} ${describeTruncation(recording.truncated, recording.length)}`;
   if (truncated !== undefined && recording.length === 0) throw new MdRecordingError(`${truncated}, so there is nothing to replay`);
+  const trailing = recording.trailing === undefined ? undefined : `${name} ${describeTrailing(recording.trailing, recording.length)}`;
   const tradeTiming = data.tradeTiming ?? "match";
   const decodeStart = process.hrtime.bigint();
   const decoded = decodeRecording(recording, {
@@ -122,6 +128,7 @@ export function runReplayScenario(scenario: Scenario, options: ReplayRunOptions 
     eventsPerSecond: replaySeconds > 0 ? result.events / replaySeconds : 0,
     tradeTiming,
     ...(truncated === undefined ? {} : { truncated }),
+    ...(trailing === undefined ? {} : { trailing }),
   };
 }
 
@@ -139,6 +146,7 @@ export function formatReplaySummary(run: ReplayRun): string {
     `  recording   ${run.recording}: ${decoded.tapes.map((tape) => tape.symbol).join(", ")}; ${count(result.events)} events (${count(decoded.frames)} frames), ${spanSeconds.toFixed(1)} s replayed`,
     `  queue       ${result.queueModel}, impact ${result.impact ? "on" : "off"}, trades at ${run.tradeTiming === "match" ? "match time" : "publication"}`,
     ...(run.truncated === undefined ? [] : [`  warning     ${run.truncated}; only those are replayed`]),
+    ...(run.trailing === undefined ? [] : [`  warning     ${run.trailing}`]),
     `  strategy    ${result.strategy}: ${count(result.counts.orders)} orders, ${count(result.counts.cancels)} cancels (${count(result.counts.cancelsTooLate)} too late), ${count(result.counts.rejected)} rejected`,
     "",
     `  ${"market".padEnd(13)} ${"fills".padStart(6)} ${"maker".padStart(6)} ${"taker".padStart(6)} ${"volume".padStart(14)} ${"fees".padStart(10)} ${"position".padStart(10)} ${"realized".padStart(11)} ${"unrealized".padStart(11)} ${"pnl".padStart(11)}`,
@@ -166,6 +174,7 @@ export function replaySummaryJson(run: ReplayRun): Record<string, unknown> {
     recording: run.recording,
     tradeTiming: run.tradeTiming,
     ...(run.truncated === undefined ? {} : { truncated: run.truncated }),
+    ...(run.trailing === undefined ? {} : { trailing: run.trailing }),
     ...result,
     decodeSeconds: run.decodeSeconds,
     replaySeconds: run.replaySeconds,

@@ -34,7 +34,9 @@
  * Reading (`readMdRecording`) keeps the file's bytes: `frame(i)` is a view
  * into them, not a copy (copy it to keep it after the recording is dropped).
  * A file without the end-of-stream marker reads as its complete batches and
- * says so (`truncated`); a file that is no md-recording/1 stream (missing,
+ * says so (`truncated`); one with bytes after the marker reads as its
+ * stream and says so (`trailing`: they are not read), as an input log's
+ * replay does (src/record/replay.ts, LogEnd "trailing"); a file that is no md-recording/1 stream (missing,
  * a directory, empty, random bytes, an Arrow IPC file such as an input log,
  * another format, cut inside its schema, a message whose metadata is
  * damaged) is refused with an MdRecordingError that names the file and the
@@ -624,6 +626,8 @@ export interface MdRecording {
   readonly length: number;
   /** Set when the file has no end-of-stream marker: the rows are those of its complete batches. */
   readonly truncated?: MdTruncation;
+  /** Set when bytes follow the end-of-stream marker (describeTrailing): they were not read; the rows are all of the stream's. */
+  readonly trailing?: MdTrailing;
   recvMicros(i: number): number;
   kind(i: number): MdRowKind;
   channel(i: number): string | null;
@@ -637,12 +641,28 @@ export class MdRecordingError extends Error {
   override readonly name = "MdRecordingError";
 }
 
+/**
+ * Where a closed recording's stream ends before its file does: bytes follow
+ * its end-of-stream marker. They are not part of the recording and are not
+ * read; the rows are all of the stream's. (Zeros after the marker are not
+ * this: they are what a crash leaves of a message whose first bytes alone
+ * reached the disk, and read as `truncated`.)
+ */
+export interface MdTrailing {
+  /** The file's size in bytes. */
+  readonly fileBytes: number;
+  /** The byte after the end-of-stream marker: the bytes from there on were not read. */
+  readonly markerEnd: number;
+}
+
 /** How an Arrow IPC stream's bytes end: the complete messages, and whether an end-of-stream marker follows them. */
 export interface StreamExtent {
   /** The end of the last complete schema or record batch message. */
   readonly completeBytes: number;
   /** An end-of-stream marker follows the complete messages (a closed recording). */
   readonly endOfStream: boolean;
+  /** With `endOfStream`: the byte after the marker (bytes from there on are not part of the stream); else -1. */
+  readonly markerEnd: number;
 }
 
 /** Why a stream's first message is no Arrow schema, by where walkStream stopped. */
@@ -681,7 +701,8 @@ export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExte
     if (problem !== undefined) throw notStream(problem);
     throw new MdRecordingError(`${name} is truncated before its schema ends (${bytes.length} bytes)`);
   }
-  return { completeBytes: walk.completeBytes, endOfStream: walk.stop === "end-of-stream" };
+  const endOfStream = walk.stop === "end-of-stream";
+  return { completeBytes: walk.completeBytes, endOfStream, markerEnd: endOfStream ? walk.markerEnd : -1 };
 }
 
 /**
@@ -773,7 +794,8 @@ export interface ReadMdRecordingOptions {
 
 /**
  * Reads an md-recording/1 file (or its bytes); a truncated file reads as its
- * complete batches, with `truncated` set. Throws an MdRecordingError, naming
+ * complete batches, with `truncated` set; bytes after the end-of-stream
+ * marker are not read, and `trailing` says how many. Throws an MdRecordingError, naming
  * the file and the rule, for a file that is missing, a directory, empty, not
  * an Arrow IPC stream (random bytes; an Arrow IPC *file*, such as an input
  * log), of another format, cut before its schema ends, or damaged.
@@ -799,13 +821,41 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
   } catch {
     throw new MdRecordingError(`${name} is damaged: record batch ${batches.length + 1} cannot be read`);
   }
-  const truncated = extent.endOfStream ? undefined : { fileBytes: bytes.length, completeBytes: extent.completeBytes };
+  const { truncated, trailing } = recordingEnd(bytes, extent);
   try {
-    return new MdRecordingView(schema.metadata, batches, truncated);
+    return new MdRecordingView(schema.metadata, batches, truncated, trailing);
   } catch (error) {
     if (error instanceof MdRecordingError) throw new MdRecordingError(`${name} is not a valid ${MD_RECORDING_FORMAT} file: ${error.message}`);
     throw new MdRecordingError(`${name} is damaged: its record batches do not match its schema`);
   }
+}
+
+/**
+ * How a recording's bytes end when not as a closed one's do, as the input
+ * log's replay tells it (src/record/replay.ts, streamEnd): no end-of-stream
+ * marker, or zeros after one (a crash), is `truncated` (its complete
+ * batches are read); other bytes after the marker are `trailing` (not part
+ * of the stream, not read, and said: a file with more in it than its rows
+ * is not passed over in silence).
+ */
+function recordingEnd(bytes: Uint8Array, extent: StreamExtent): { truncated?: MdTruncation; trailing?: MdTrailing } {
+  const fileBytes = bytes.length;
+  if (!extent.endOfStream) return { truncated: { fileBytes, completeBytes: extent.completeBytes } };
+  if (extent.markerEnd >= fileBytes) return {};
+  if (bytes.subarray(extent.markerEnd).every((byte) => byte === 0)) return { truncated: { fileBytes, completeBytes: extent.completeBytes } };
+  return { trailing: { fileBytes, markerEnd: extent.markerEnd } };
+}
+
+/**
+ * What bytes after a recording's end-of-stream marker mean, as the end of a
+ * sentence naming it: `has 8 bytes after its end-of-stream marker (of
+ * 40,037): not part of the recording, they were not read; its 2,000 rows
+ * were read`.
+ */
+export function describeTrailing(trailing: MdTrailing, rows: number): string {
+  const rest = (trailing.fileBytes - trailing.markerEnd).toLocaleString("en-US");
+  const of = trailing.fileBytes.toLocaleString("en-US");
+  return `has ${rest} bytes after its end-of-stream marker (of ${of}): not part of the recording, they were not read; its ${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"} were read`;
 }
 
 /**
@@ -853,6 +903,7 @@ class MdRecordingView implements MdRecording {
   readonly startMicros: number;
   readonly length: number;
   readonly truncated?: MdTruncation;
+  readonly trailing?: MdTrailing;
   private readonly recv: Float64Array;
   private readonly kinds: Uint8Array;
   /** Index into channelNames, -1 for null. */
@@ -865,8 +916,9 @@ class MdRecordingView implements MdRecording {
   private readonly frameData: Data[] = [];
   private lastBatch = 0;
 
-  constructor(metadata: Map<string, string>, batches: readonly RecordBatch[], truncated: MdTruncation | undefined) {
+  constructor(metadata: Map<string, string>, batches: readonly RecordBatch[], truncated: MdTruncation | undefined, trailing: MdTrailing | undefined) {
     if (truncated !== undefined) this.truncated = truncated;
+    if (trailing !== undefined) this.trailing = trailing;
     this.source = metadata.get("shadowbook.source") ?? "";
     this.channels = JSON.parse(metadata.get("shadowbook.channels") ?? "[]") as string[];
     this.startMicros = Number(metadata.get("shadowbook.startMicros") ?? "0");

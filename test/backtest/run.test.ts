@@ -95,4 +95,20 @@ describe("runReplayScenario and its recording file", () => {
     // Same rows, same replay.
     expect(run.result.total).toEqual(closed.result.total);
   });
+
+  it("says bytes after a recording's end-of-stream marker were not read, and replays all its rows", () => {
+    const bytes = readFileSync(SAMPLE);
+    const path = join(dir, "trailing-bytes.arrow");
+    writeFileSync(path, Buffer.concat([bytes, Buffer.from("appended by mistake\n")]));
+    const run = runReplayScenario(withRecording(path), SHORT);
+    expect(run.truncated).toBeUndefined();
+    expect(run.trailing).toBe(
+      `marketData.recording "${path}" has 20 bytes after its end-of-stream marker (of ${(bytes.length + 20).toLocaleString("en-US")}): not part of the recording, they were not read; its ${readMdRecording(SAMPLE).length.toLocaleString("en-US")} rows were read`,
+    );
+    expect(formatReplaySummary(run)).toContain(`  warning     ${run.trailing}\n`);
+    expect(replaySummaryJson(run)["trailing"]).toBe(run.trailing);
+    const closed = runReplayScenario(replayScenario, SHORT);
+    expect("trailing" in replaySummaryJson(closed)).toBe(false);
+    expect(run.result.total).toEqual(closed.result.total);
+  });
 });

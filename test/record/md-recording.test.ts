@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   completeStreamPrefix,
+  describeTrailing,
   describeTruncation,
   gapFrame,
   kindOfType,
@@ -447,6 +448,42 @@ describe("truncated recordings", () => {
     expect(readMdRecording(zeroTail).truncated).toEqual({ fileBytes: zeroTail.length, completeBytes: whole.length });
     writer.close();
     expect(readMdRecording(path).truncated).toBeUndefined();
+  });
+});
+
+describe("bytes after the end-of-stream marker", () => {
+  it("are said (trailing: how many, not read), as an input log's replay says them; the rows are all of the stream's", () => {
+    const path = join(dir, "trailing.arrow");
+    write(path, ROWS, 3);
+    const whole = new Uint8Array(readFileSync(path));
+    const closed = readMdRecording(whole);
+    expect(closed.trailing).toBeUndefined();
+    expect(closed.truncated).toBeUndefined();
+    const garbage = bytes("garbage!");
+    const extended = new Uint8Array(whole.length + garbage.length);
+    extended.set(whole);
+    extended.set(garbage, whole.length);
+    const recording = readMdRecording(extended);
+    expect(recording.length).toBe(ROWS.length);
+    expect(recording.truncated).toBeUndefined();
+    expect(recording.trailing).toEqual({ fileBytes: extended.length, markerEnd: whole.length });
+    for (let i = 0; i < ROWS.length; i++) expect(recording.frame(i)).toEqual(ROWS[i]!.frame);
+    expect(describeTrailing(recording.trailing!, recording.length)).toBe(
+      `has 8 bytes after its end-of-stream marker (of ${extended.length.toLocaleString("en-US")}): not part of the recording, they were not read; its ${ROWS.length} rows were read`,
+    );
+    expect(describeTrailing({ fileBytes: 2_000, markerEnd: 1_000 }, 1)).toBe("has 1,000 bytes after its end-of-stream marker (of 2,000): not part of the recording, they were not read; its 1 row were read");
+  });
+
+  it("are a cut when they are zeros (what a crash leaves of a message whose first bytes alone were written), as in an input log", () => {
+    const path = join(dir, "marker-zeros.arrow");
+    write(path, ROWS, 3);
+    const whole = new Uint8Array(readFileSync(path));
+    const zeros = new Uint8Array(whole.length + 4_096);
+    zeros.set(whole);
+    const recording = readMdRecording(zeros);
+    expect(recording.length).toBe(ROWS.length);
+    expect(recording.trailing).toBeUndefined();
+    expect(recording.truncated).toEqual({ fileBytes: zeros.length, completeBytes: whole.length - 8 });
   });
 });
 
