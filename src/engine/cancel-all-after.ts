@@ -5,6 +5,13 @@
  * it. When it fires it disarms, and every open order of the account is
  * cancelled with CANCEL_ALL_AFTER except protective stops (armed stops and
  * their fired children).
+ *
+ * The countdown runs from the receipt time in whole milliseconds, the unit
+ * of the response's `triggerAt`: the switch fires at exactly triggerAt
+ * (triggerAt x 1000 µs on the virtual clock), never after it. A receipt at
+ * 1000.7 ms with timeoutMs 5000 reports triggerAt 6000 and fires at 6000 ms,
+ * 0.7 ms short of five seconds from the microsecond receipt, as a service
+ * that stamps receipts in milliseconds would.
  */
 import { microsToMillis, MICROS_PER_MILLI } from "../core/time.ts";
 import type { EngineCore } from "./lifecycle.ts";
@@ -30,10 +37,11 @@ export class CancelAllAfterSwitches {
     }
     this.disarm(accountId);
     if (timeoutMs === 0) return { ok: true, accountId, timeoutMs, triggerAtMs: null };
-    const triggerAtMicros = cmd.atMicros + timeoutMs * MICROS_PER_MILLI;
+    const triggerAtMs = microsToMillis(cmd.atMicros) + timeoutMs;
+    const triggerAtMicros = triggerAtMs * MICROS_PER_MILLI;
     const timerId = this.core.scheduler.schedule(triggerAtMicros, () => this.fire(accountId));
     this.armed.set(accountId, { timerId, triggerAtMicros });
-    return { ok: true, accountId, timeoutMs, triggerAtMs: microsToMillis(cmd.atMicros) + timeoutMs };
+    return { ok: true, accountId, timeoutMs, triggerAtMs };
   }
 
   /** When the account's switch fires (virtual µs), or null when disarmed. */

@@ -169,6 +169,21 @@ describe("cancelAllAfter", () => {
     expect(h.engine.order(order.orderId)).toBeUndefined();
   });
 
+
+  it("fires at exactly the triggerAt it reported, also for a receipt between two milliseconds", () => {
+    const h = harness();
+    const order = h.buy(1, 100, 5);
+    const receipt = T0 + 700; // 0.7 ms past a whole millisecond
+    const armed = ok(h.engine.cancelAllAfter({ atMicros: receipt, accountId: 1, timeoutMs: 5_000 }));
+    expect(armed.triggerAtMs).toBe(Math.floor(receipt / 1000) + 5_000);
+    const triggerAtMicros = armed.triggerAtMs! * 1000;
+    expect(h.engine.cancelAllAfterTriggerAtMicros(1)).toBe(triggerAtMicros);
+    h.engine.advanceTo(triggerAtMicros - 1);
+    expect(h.engine.order(order.orderId)?.status).toBe("OPEN");
+    h.clear();
+    h.engine.advanceTo(triggerAtMicros);
+    expect(h.rec.updates.map((u) => [u.orderId, u.cancelReason, u.lastUpdateAtMicros])).toEqual([[order.orderId, "CANCEL_ALL_AFTER", triggerAtMicros]]);
+  });
   it("disarms with 0 (no triggerAt)", () => {
     const h = harness();
     const order = h.buy(1, 100, 5);

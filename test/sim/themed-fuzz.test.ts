@@ -185,7 +185,9 @@ describe("dead-man-switch fuzz", () => {
       expect((last.value.body as { timeoutMs?: number }).timeoutMs).toBe(parameters["deadManMs"]);
       const switchCancels = tape.of("order").filter((entry) => entry.value.row.cancelReason === "CANCEL_ALL_AFTER");
       expect(switchCancels.length).toBeGreaterThan(0);
-      for (const entry of switchCancels) expect(entry.atMicros).toBe(last.atMicros + Number(parameters["deadManMs"]) * 1_000);
+      // At the triggerAt the renewal reported: its receipt in whole milliseconds plus the timeout.
+      const triggerAtMicros = (Math.floor(last.atMicros / 1_000) + Number(parameters["deadManMs"])) * 1_000;
+      for (const entry of switchCancels) expect(entry.atMicros).toBe(triggerAtMicros);
       expect(stalled.counts.get("refreshStopped")).toBe(1);
     }
   });

@@ -231,11 +231,12 @@ describe("dead-man-switch", () => {
 
     const switchCancels = tape.of("order").filter((entry) => entry.value.row.status === "CANCELLED" && entry.value.row.cancelReason === "CANCEL_ALL_AFTER");
     expect(switchCancels.length).toBeGreaterThan(0);
-    // The switch fires deadManMs (15 s) after the last renewal reached the exchange, to the microsecond.
+    // The switch fires deadManMs (15 s) after the last renewal reached the exchange, at the triggerAt it
+    // reported: the receipt in whole milliseconds plus the timeout.
     const lastRenewalMicros = renewals[renewals.length - 1]!.atMicros;
     for (const entry of switchCancels) {
       expect(entry.value.wallet.toLowerCase()).toBe(walletOf(stalled));
-      expect(entry.atMicros).toBe(lastRenewalMicros + 15_000_000);
+      expect(entry.atMicros).toBe((Math.floor(lastRenewalMicros / 1_000) + 15_000) * 1_000);
     }
     // Every quote it had open went, none is left, and it said so in its counts.
     const cancelledIds = new Set(switchCancels.map((entry) => entry.value.row.orderId));
