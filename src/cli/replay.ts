@@ -23,6 +23,9 @@
  *   state (src/record/exchange-state.ts) as JSON to `--state-out <file>`
  *   (default `<log dir>/state-<ms>.json`) and prints a digest of it. The
  *   state's time is the Exchange's: the time of the last step replayed.
+ *   The file also says how the log ends (`logEnd`, stateFile): null for a
+ *   whole log, else what the warning line says, so a state taken from a
+ *   log cut short says so on its own.
  * - `--serve` (with `--until`, or alone for the end of the log; the state is
  *   written in both cases, named by the state's time when alone): then serves
  *   the replayed Exchange live on `--host`/`--port`, REST /v2, streaming,
@@ -197,11 +200,28 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const state = exchangeState(result.exchange);
   printDigest(state, result.steps, log.steps.length);
   const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
-  writeFileSync(statePath, `${JSON.stringify({ log: path, scenario: log.scenario, seed: log.seed, steps: result.steps, fingerprint: result.fingerprint, state }, null, 2)}\n`);
+  writeFileSync(statePath, `${JSON.stringify(stateFile(log, result.steps, result.fingerprint, state), null, 2)}\n`);
   console.log(`  wrote ${statePath}`);
   if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath };
   const running = await serveReplayed(log, result.exchange, { clock, host, port: listenPort });
   return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath, running };
+}
+
+/**
+ * The state file's object: the log, the steps replayed and the fingerprint
+ * after them, how the log ends (`logEnd`), and the state. `logEnd` is null
+ * for a log that ends as a closed one does (a simulated run's, or a live
+ * log with its end-of-stream marker and nothing after it); otherwise
+ * `{kind, fileBytes, readBytes, stepsRead, message}` (src/record/replay.ts,
+ * LogEnd): "cut" and "unclosed" mean the steps after `stepsRead` are
+ * missing, so the state is that of a log cut short, and a state file must
+ * say so on its own, away from the warning the command printed; "trailing"
+ * means bytes after the marker were not read (the log is whole). Always
+ * present, so that a reader need not tell a whole log from an older file.
+ */
+export function stateFile(log: InputLog, steps: number, fingerprint: string, state: ExchangeState): Record<string, unknown> {
+  const logEnd = log.end === undefined ? null : { ...log.end, stepsRead: log.steps.length, message: `the log ${describeLogEnd(log.end, log.steps.length)}` };
+  return { log: log.path, scenario: log.scenario, seed: log.seed, steps, fingerprint, logEnd, state };
 }
 
 function printDigest(state: ExchangeState, steps: number, logged: number): void {

@@ -56,13 +56,13 @@ function file(name: string, bytes: Uint8Array): string {
 }
 
 /** Runs `shadowbook replay <path>`; returns its lines, its result and the exit status it set. */
-async function replay(path: string): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof replayCommand>>; exitCode: typeof process.exitCode }> {
+async function replay(path: string, options: Parameters<typeof replayCommand>[1] = {}): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof replayCommand>>; exitCode: typeof process.exitCode }> {
   const lines: string[] = [];
   const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
   const before = process.exitCode;
   process.exitCode = undefined;
   try {
-    const result = await replayCommand(path, {});
+    const result = await replayCommand(path, options);
     return { lines, result, exitCode: process.exitCode };
   } finally {
     process.exitCode = before;
@@ -115,6 +115,26 @@ describe("replay of a live log that does not end as a closed one", () => {
     const log = readInputLog(file("zero-tail.arrow", crashed));
     expect(log.steps.length).toBe(firstTwo);
     expect(log.end).toEqual({ kind: "cut", fileBytes: crashed.length, readBytes: thirdAt });
+  });
+
+  it("the state file says how the log ends: null for a closed log; kind, bytes, steps read and the warning's text for one cut short", async () => {
+    const closedOut = join(dir, "state-closed.json");
+    await replay(file("closed-state.arrow", whole), { stateOut: closedOut });
+    const closed = JSON.parse(readFileSync(closedOut, "utf8")) as Record<string, unknown>;
+    expect(closed["logEnd"]).toBeNull();
+    expect(Object.keys(closed)).toEqual(["log", "scenario", "seed", "steps", "fingerprint", "logEnd", "state"]);
+
+    const cutOut = join(dir, "state-cut.json");
+    const cutPath = file("cut-state.arrow", whole.subarray(0, thirdAt + 100));
+    const { lines } = await replay(cutPath, { until: "2030-01-01T00:00:00Z", stateOut: cutOut });
+    const cut = JSON.parse(readFileSync(cutOut, "utf8")) as Record<string, unknown>;
+    expect(cut["steps"]).toBe(firstTwo);
+    expect(cut["logEnd"]).toEqual({ kind: "cut", fileBytes: thirdAt + 100, readBytes: thirdAt, stepsRead: firstTwo, message: lines[1]!.replace(/^  warning: /, "") });
+    expect(cut["logEnd"]).toMatchObject({ message: expect.stringMatching(/^the log is truncated: its last 100 of [\d,]+ bytes are not a complete record batch/) });
+
+    const unclosedOut = join(dir, "state-unclosed.json");
+    await replay(file("unclosed-state.arrow", whole.subarray(0, thirdAt)), { stateOut: unclosedOut });
+    expect(JSON.parse(readFileSync(unclosedOut, "utf8"))["logEnd"]).toMatchObject({ kind: "unclosed", stepsRead: firstTwo, message: expect.stringMatching(/^the log has no end-of-stream marker/) });
   });
 
   it("bytes after the end-of-stream marker: every step replays, and the command says the extra bytes were not read", async () => {
