@@ -81,8 +81,9 @@ export class ExchangeQueries {
     return { ogDiscount, refereeDiscount, referrerRebate, affiliateReferrerRebate };
   }
 
+  /** The tiers as the risk layer parsed them: in the canonical order (REGULAR by volume30d, then VIP), canonical decimals, not the configuration's order and text. */
   feeTiers() {
-    return this.exchange.config.risk.feeTiers.map((t) => ({ tierId: t.tierId, takerFee: t.takerFee, makerFee: t.makerFee, volume30d: t.volume30d, tierType: t.tierType }));
+    return this.exchange.risk.feeTierParameters();
   }
 
   // -- markets ---------------------------------------------------------------------------

@@ -6,11 +6,11 @@
  * penalty, premium smoothing, pool fee share). Parsing checks every relation
  * between limits before anything runs.
  */
-import { toE18 } from "../core/decimal.ts";
+import { formatScaled, toE18 } from "../core/decimal.ts";
 import { assert } from "../core/assert.ts";
 import { MICROS_PER_MILLI, MICROS_PER_SECOND } from "../core/time.ts";
-import { E18, type Money, type Price, type Qty, type Rate, divRound, max, moneyUnit } from "./fixed.ts";
-import type { AssetStatus, TierType } from "./types.ts";
+import { E18, type Money, type Price, type Qty, type Rate, divRound, formatE36, max, moneyUnit } from "./fixed.ts";
+import type { AssetStatus, FeeTierParametersView, TierType } from "./types.ts";
 
 export interface AssetInput {
   readonly asset: string;
@@ -149,6 +149,8 @@ export interface SpotMarketConfig {
 export interface FeeTierConfig {
   readonly tierId: number;
   readonly takerRate: Rate;
+  /** Always 0 (parseRiskConfig refuses any other: Fee v3 charges makers nothing). */
+  readonly makerRate: Rate;
   readonly volume30d: Money;
   readonly tierType: TierType;
 }
@@ -167,7 +169,7 @@ export interface RiskConfig {
   readonly assets: ReadonlyMap<string, AssetConfig>;
   readonly perpMarkets: readonly PerpMarketConfig[];
   readonly spotMarkets: readonly SpotMarketConfig[];
-  /** REGULAR tiers by ascending volume30d, then VIP tiers. */
+  /** In the canonical order (compareFeeTiers): REGULAR tiers by ascending volume30d, then VIP tiers by volume30d, ties by tierId. */
   readonly feeTiers: readonly FeeTierConfig[];
   readonly globalFees: GlobalFeeConfig;
   readonly whitelistEnabled: boolean;
@@ -249,8 +251,35 @@ function parseSpot(input: SpotMarketInput, assets: ReadonlyMap<string, AssetConf
   };
 }
 
+const TIER_TYPE_RANK: Readonly<Record<TierType, number>> = { REGULAR: 0, VIP: 1 };
+
+/**
+ * The canonical order of fee tiers, the order the service keeps and
+ * publishes them in (/v2/feeTiers, spec 2.6): REGULAR tiers before VIP
+ * tiers; within a type, by ascending volume30d (the 30-day volume the tier
+ * requires), ties by ascending tierId. The REGULAR tiers then read as the
+ * volume ladder, the default tier (volume30d 0) first, whatever order the
+ * configuration lists them in.
+ */
+export function compareFeeTiers(a: FeeTierConfig, b: FeeTierConfig): number {
+  if (a.tierType !== b.tierType) return TIER_TYPE_RANK[a.tierType] - TIER_TYPE_RANK[b.tierType];
+  if (a.volume30d !== b.volume30d) return a.volume30d < b.volume30d ? -1 : 1;
+  return a.tierId - b.tierId;
+}
+
+/** Spec 2.6 FeeTierParameters of the configured tiers, in the canonical order, each decimal canonical (no exponent, no trailing zeros). */
+export function feeTierParameters(config: RiskConfig): FeeTierParametersView[] {
+  return config.feeTiers.map((tier) => ({
+    tierId: tier.tierId,
+    takerFee: formatScaled(tier.takerRate, 18),
+    makerFee: formatScaled(tier.makerRate, 18),
+    volume30d: formatE36(tier.volume30d),
+    tierType: tier.tierType,
+  }));
+}
+
 function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { feeTiers: FeeTierConfig[]; globalFees: GlobalFeeConfig } {
-  const parsed = tiers.map((tier) => {
+  const parsed = tiers.map((tier): FeeTierConfig => {
     assert(tier.tierType === "REGULAR" || tier.tierType === "VIP", `tier ${tier.tierId}.tierType "${String(tier.tierType)}" must be REGULAR or VIP`);
     const takerRate = toE18(tier.takerFee, `tier ${tier.tierId}.takerFee`, { signed: true });
     assert(takerRate >= 0n, `tier ${tier.tierId}.takerFee "${tier.takerFee}" must not be negative on Fee v3`);
@@ -258,13 +287,14 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
     // published on /v2/feeTiers and never applied, so it is refused (see FeeTierInput.makerFee).
     const makerRate = toE18(tier.makerFee, `tier ${tier.tierId}.makerFee`, { signed: true });
     assert(makerRate === 0n, `tier ${tier.tierId}.makerFee "${tier.makerFee}" must be 0 on Fee v3 (maker fees are not charged)`);
-    return { tierId: tier.tierId, takerRate, volume30d: toE18(tier.volume30d, `tier ${tier.tierId}.volume30d`, { signed: false }) * E18, tierType: tier.tierType };
+    const volume30d = toE18(tier.volume30d, `tier ${tier.tierId}.volume30d`, { signed: false }) * E18;
+    return { tierId: tier.tierId, takerRate, makerRate, volume30d, tierType: tier.tierType };
   });
   const ids = new Set(parsed.map((tier) => tier.tierId));
   assert(ids.size === parsed.length, "fee tier ids must be unique");
-  const regular = parsed.filter((tier) => tier.tierType === "REGULAR").sort((a, b) => (a.volume30d < b.volume30d ? -1 : a.volume30d > b.volume30d ? 1 : a.tierId - b.tierId));
-  assert(regular.length > 0 && regular[0]!.volume30d === 0n, "there must be a REGULAR fee tier with volume30d 0 (the default tier)");
-  const vip = parsed.filter((tier) => tier.tierType === "VIP").sort((a, b) => a.tierId - b.tierId);
+  const feeTiers = [...parsed].sort(compareFeeTiers);
+  const first = feeTiers[0];
+  assert(first !== undefined && first.tierType === "REGULAR" && first.volume30d === 0n, "there must be a REGULAR fee tier with volume30d 0 (the default tier)");
   const globalFees: GlobalFeeConfig = {
     ogDiscount: fraction(global.ogDiscount, "ogDiscount"),
     refereeDiscount: fraction(global.refereeDiscount, "refereeDiscount"),
@@ -277,7 +307,7 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
   const bothDiscounts = E18 - divRound((E18 - globalFees.ogDiscount) * (E18 - globalFees.refereeDiscount), E18, "floor");
   const referrerMax = max(globalFees.referrerRebate, globalFees.affiliateReferrerRebate);
   assert(bothDiscounts + referrerMax + globalFees.poolFeeShare <= E18, "ogDiscount, refereeDiscount, the referrer rebate and poolFeeShare together exceed the whole fee");
-  return { feeTiers: [...regular, ...vip], globalFees };
+  return { feeTiers, globalFees };
 }
 
 export function parseRiskConfig(input: RiskConfigInput): RiskConfig {

@@ -44,7 +44,7 @@ import {
   walletConfiguration,
 } from "./accounts.ts";
 import { type BookingContext, book, netDepositsText, parseAmount, realBalanceText } from "./collateral.ts";
-import { type RiskConfigInput, parseRiskConfig } from "./config.ts";
+import { type RiskConfigInput, feeTierParameters, parseRiskConfig } from "./config.ts";
 import { applyPerpExecution, applySpotExecution, getPerp, lotsOf } from "./executions.ts";
 import { addPending, marketOf, releasePending, removeRestingOrder, restOrder } from "./exposure.ts";
 import { type MarkChange, markTicksOf, setBook, setIndexPrice, setOraclePrice } from "./feeds.ts";
@@ -65,6 +65,7 @@ import type {
   AssetOraclePriceView,
   AssetStatus,
   BookView,
+  FeeTierParametersView,
   BustReason,
   ExecutionInput,
   FillVerdict,
@@ -372,6 +373,11 @@ export class RiskEngine {
       initialMarginWithOrders: formatE36(account.imOrders),
       liquidationMargin: formatE36(account.lm),
     };
+  }
+
+  /** Spec 2.6 FeeTierParameters of every configured tier, in the canonical order (config.compareFeeTiers), canonical decimals. */
+  feeTierParameters(): FeeTierParametersView[] {
+    return feeTierParameters(this.state.config);
   }
 
   /**

@@ -219,6 +219,15 @@ export interface AssetOraclePriceView {
   readonly updatedAt: number;
 }
 
+/** Spec 2.6 FeeTierParameters (canonical decimals). */
+export interface FeeTierParametersView {
+  readonly tierId: number;
+  readonly takerFee: string;
+  readonly makerFee: string;
+  readonly volume30d: string;
+  readonly tierType: TierType;
+}
+
 /** Spec 2.8 WalletConfiguration. */
 export interface WalletConfigurationView {
   readonly feeTierId: number;

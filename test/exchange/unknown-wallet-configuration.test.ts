@@ -28,7 +28,8 @@ describe("walletConfiguration of an unknown wallet", () => {
       { tierId: 1, takerFee: "0.0004", makerFee: "0", volume30d: "0", tierType: "REGULAR" },
     ]);
     const queries = new ExchangeQueries(exchange);
-    expect(queries.feeTiers().map((tier) => tier.tierId)).toEqual([2, 10, 1]);
+    // Published in the canonical order (REGULAR by volume30d, then VIP), not the order listed.
+    expect(queries.feeTiers().map((tier) => tier.tierId)).toEqual([1, 2, 10]);
     const created = exchange.handle({ kind: "admin", admin: { action: "createAccount", wallet: wallet(100), deposits: { rUSD: "100" } } }, T0);
     expect(created.ok).toBe(true);
     const known = queries.walletConfiguration(wallet(100));

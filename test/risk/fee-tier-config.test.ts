@@ -1,0 +1,47 @@
+/**
+ * The fee tier configuration, canonicalised (spec 2.6 FeeTierParameters):
+ * whatever order and decimal spelling the configuration uses, the service
+ * keeps and publishes its tiers in one order, REGULAR before VIP, each type
+ * by ascending volume30d, ties by tierId, each decimal canonical.
+ */
+import { describe, expect, it } from "vitest";
+import type { FeeTierInput } from "../../src/risk/config.ts";
+import { RiskEngine } from "../../src/risk/risk.ts";
+import { baseConfig } from "./fixtures.ts";
+
+function engine(feeTiers: readonly FeeTierInput[]) {
+  return new RiskEngine(baseConfig({ feeTiers }));
+}
+
+describe("fee tiers", () => {
+  it("are kept and published REGULAR by ascending volume30d, then VIP by volume30d, ties by tierId, whatever order they are listed in", () => {
+    const risk = engine([
+      { tierId: 10, takerFee: "0.0002", makerFee: "0", volume30d: "0", tierType: "VIP" },
+      { tierId: 3, takerFee: "0.0003", makerFee: "0", volume30d: "10000000", tierType: "REGULAR" },
+      { tierId: 5, takerFee: "0.0001", makerFee: "0", volume30d: "500", tierType: "VIP" },
+      { tierId: 1, takerFee: "0.0004", makerFee: "0", volume30d: "0", tierType: "REGULAR" },
+      { tierId: 7, takerFee: "0.00025", makerFee: "0", volume30d: "0", tierType: "VIP" },
+      { tierId: 2, takerFee: "0.00035", makerFee: "0", volume30d: "1000000", tierType: "REGULAR" },
+    ]);
+    expect(risk.feeTierParameters().map((tier) => [tier.tierType, tier.volume30d, tier.tierId])).toEqual([
+      ["REGULAR", "0", 1],
+      ["REGULAR", "1000000", 2],
+      ["REGULAR", "10000000", 3],
+      ["VIP", "0", 7],
+      ["VIP", "0", 10],
+      ["VIP", "500", 5],
+    ]);
+    expect(risk.state.config.feeTiers.map((tier) => tier.tierId)).toEqual([1, 2, 3, 7, 10, 5]);
+  });
+
+  it("are published with canonical decimals, not as the configuration spells them", () => {
+    const risk = engine([
+      { tierId: 2, takerFee: "3.5e-4", makerFee: "0.000", volume30d: "1e6", tierType: "REGULAR" },
+      { tierId: 1, takerFee: "0.000400", makerFee: "0", volume30d: "0.0", tierType: "REGULAR" },
+    ]);
+    expect(risk.feeTierParameters()).toEqual([
+      { tierId: 1, takerFee: "0.0004", makerFee: "0", volume30d: "0", tierType: "REGULAR" },
+      { tierId: 2, takerFee: "0.00035", makerFee: "0", volume30d: "1000000", tierType: "REGULAR" },
+    ]);
+  });
+});
