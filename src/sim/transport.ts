@@ -53,7 +53,7 @@ import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage, type Req
 import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
 import type { AgentStream, StreamHandler } from "./agent.ts";
 import { OrderedPath } from "./latency.ts";
-import type { StreamReceiver, SimWorld } from "./world.ts";
+import { deepFreeze, type StreamReceiver, type SimWorld } from "./world.ts";
 
 /** orderHistory's REST page size (spec 4.1: default and maximum 100). */
 const ORDER_HISTORY_LIMIT = 100;
@@ -224,7 +224,11 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
 
   /**
    * At the exchange: resolves the name, takes the snapshot and registers, in
-   * one step (nothing missed, nothing repeated). A failed snapshot rolls the
+   * one step (nothing missed, nothing repeated). The `subscribed` answer is
+   * deeply frozen, snapshot included, as every stream message is (world.ts):
+   * an agent that modifies it gets a TypeError instead of changing what
+   * another agent receives, or the Exchange's records (live, each client
+   * parses its own copy). A failed snapshot rolls the
    * subscription back, also one held before, as the live /ws does
    * (src/live/stream.ts): its handler gets nothing more.
    */
@@ -241,7 +245,11 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     }
     this.subscriptions.set(name, this.world.channels.add(resolved, this, name));
     this.handlers.set(name, onMessage);
-    return contents === undefined ? { type: "subscribed", channel: name } : { type: "subscribed", channel: name, contents };
+    const answer: StreamSubscribed = contents === undefined ? { type: "subscribed", channel: name } : { type: "subscribed", channel: name, contents };
+    // Deeply frozen, as stream messages are (world.ts): the transfers snapshot holds the ledger's own entries,
+    // which the other agents' snapshots, their transfers messages and the reads share.
+    deepFreeze(answer);
+    return answer;
   }
 
   /** Ends this connection's subscription to the channel, if it holds one (under any spelling of its name). */

@@ -234,10 +234,11 @@ export class SimWorld implements ChannelSink {
  * Freezes `value` and everything it holds (plain wire data: objects, arrays,
  * primitives), children first, so a frozen object's contents are frozen
  * too and one met again (a record on a market's and its wallets' channels,
- * a summary in the list and its own channel) is skipped. Nothing else
- * freezes wire data.
+ * a summary in the list and its own channel) is skipped. Used for stream
+ * messages (here) and for the snapshots a subscription answers with
+ * (transport.ts); nothing else freezes wire data.
  */
-function deepFreeze(value: unknown): void {
+export function deepFreeze(value: unknown): void {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) for (const item of value) deepFreeze(item);
   else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);

@@ -8,7 +8,9 @@
  *
  * A message is one object for every agent subscribed to its channel, so it is
  * deeply frozen: an agent cannot change what another agent sees (live, each
- * client parses its own copy).
+ * client parses its own copy). So is the `subscribed` answer with its
+ * snapshot: the transfers snapshot holds the ledger's own entries, which
+ * other agents' snapshots and the reads share.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
@@ -145,5 +147,70 @@ describe("a stream message in the sim", () => {
     }
     expect(frozenSeen.filter((entry) => entry.who === "a").map((entry) => entry.mutation)).toEqual(frozenSeen.filter((entry) => entry.who === "a").map(() => "TypeError"));
     expect(frozenSeen.filter((entry) => entry.who === "b").length).toBe(frozenSeen.filter((entry) => entry.who === "a").length);
+  });
+});
+
+/** What the snapshot probes saw: per channel, whether the `subscribed` answer was deeply frozen, what a mutation did, and the first transfer's amount. */
+const snapshotSeen: { who: string; channel: string; deeplyFrozen: boolean; mutation?: string; amount?: unknown }[] = [];
+let walletOfA = "";
+
+const snapshotProbe = (who: "a" | "b") =>
+  defineAgent({
+    kind: `snapshot-probe-${who}`,
+    description: "subscribes to the channels with snapshots; a tries to change its transfers snapshot, b reads a's afterwards",
+    defaults: {},
+    async start(ctx) {
+      if (who === "a") {
+        walletOfA = ctx.wallet;
+        await ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2500", qty: "0.1", timeInForce: "GTC" });
+        for (const channel of [DEPTH, `/v2/wallet/${ctx.wallet}/orderChanges`, `/v2/wallet/${ctx.wallet}/transfers`]) {
+          const answer = await ctx.stream.subscribe(channel, () => undefined);
+          const data = (answer.contents as { data?: Record<string, unknown>[]; bids?: Record<string, unknown>[] }).data ?? (answer.contents as { bids: Record<string, unknown>[] }).bids;
+          const entry: (typeof snapshotSeen)[number] = { who, channel, deeplyFrozen: isDeeplyFrozen(answer) };
+          try {
+            data[0]![channel.endsWith("transfers") ? "amount" : "qty"] = "MUTATED-BY-A";
+            entry.mutation = "accepted";
+          } catch (error) {
+            entry.mutation = (error as Error).name;
+          }
+          snapshotSeen.push(entry);
+        }
+        return;
+      }
+      await new Promise<void>((resolve) => void ctx.after(500_000, () => resolve()));
+      const channel = `/v2/wallet/${walletOfA}/transfers`;
+      const answer = await ctx.stream.subscribe(channel, () => undefined);
+      const data = (answer.contents as { data: Record<string, unknown>[] }).data;
+      snapshotSeen.push({ who, channel, deeplyFrozen: isDeeplyFrozen(answer), amount: data[data.length - 1]!["amount"] });
+    },
+  });
+
+const snapshots = defineScenario({
+  name: "stream-frozen-snapshots",
+  description: "a subscription's snapshot is deeply frozen, as its messages are",
+  seed: 1,
+  durationSeconds: 1.2,
+  markets: DEFAULT_MARKETS,
+  prices: FLAT_FEEDS,
+  agents: [
+    { name: "a", agent: snapshotProbe("a"), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },
+    { name: "b", agent: snapshotProbe("b"), latency: { orderEntry: ZERO, responses: ZERO, marketData: ZERO } },
+  ],
+});
+
+describe("a subscription's snapshot in the sim", () => {
+  it("is deeply frozen, as stream messages are: one agent cannot change another's snapshot, or the ledger's entries", async () => {
+    snapshotSeen.length = 0;
+    await runScenario(snapshots);
+    expect(snapshotSeen.map((entry) => [entry.who, entry.channel.split("/").pop()])).toEqual([
+      ["a", "depth"],
+      ["a", "orderChanges"],
+      ["a", "transfers"],
+      ["b", "transfers"],
+    ]);
+    for (const entry of snapshotSeen) expect(entry.deeplyFrozen, `${entry.who} ${entry.channel}`).toBe(true);
+    expect(snapshotSeen.filter((entry) => entry.who === "a").map((entry) => entry.mutation)).toEqual(["TypeError", "TypeError", "TypeError"]);
+    // The deposit a's account was made with, as the ledger recorded it.
+    expect(snapshotSeen[3]!.amount).toBe("100000");
   });
 });
