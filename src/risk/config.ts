@@ -293,6 +293,17 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
   const ids = new Set(parsed.map((tier) => tier.tierId));
   assert(ids.size === parsed.length, "fee tier ids must be unique");
   const feeTiers = [...parsed].sort(compareFeeTiers);
+  // The REGULAR tier of a 30-day volume (fees.regularTier) must be one tier: two REGULAR tiers at one volume30d would
+  // leave the choice between them to their tierIds, and two at 0 would make two default tiers.
+  for (let at = 1; at < feeTiers.length; at++) {
+    const previous = feeTiers[at - 1]!;
+    const tier = feeTiers[at]!;
+    if (tier.tierType !== "REGULAR" || previous.tierType !== "REGULAR" || tier.volume30d !== previous.volume30d) continue;
+    assert(
+      false,
+      `tier ${tier.tierId}.volume30d "${formatE36(tier.volume30d)}" is also the volume30d of REGULAR tier ${previous.tierId}: each REGULAR tier must have its own volume30d${tier.volume30d === 0n ? " (there is one default tier, volume30d 0)" : ""}`,
+    );
+  }
   const first = feeTiers[0];
   assert(first !== undefined && first.tierType === "REGULAR" && first.volume30d === 0n, "there must be a REGULAR fee tier with volume30d 0 (the default tier)");
   const globalFees: GlobalFeeConfig = {
