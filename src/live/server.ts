@@ -18,9 +18,10 @@
  * HTTP_KEEP_ALIVE_TIMEOUT_MS), which end with the upgrade: a WebSocket
  * lives as long as its peer keeps it.
  *
- * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, idle
- * stream connections are closed first with 1001, the rest within the 10 s
- * drain (answers held for the input log's group commit go out first), the
+ * Graceful shutdown (spec 6.3, SIGTERM): readiness answers 503 at once, and
+ * so does a WebSocket upgrade to /ws or /exec; idle stream connections are
+ * closed first with 1001, the rest within the 10 s drain (answers held for
+ * the input log's group commit go out first), the
  * exec queue hands the requests it holds to the Exchange, the input log is
  * made durable and closed (the driver refuses any input after that:
  * driver.ts), then the process may exit 0.
@@ -236,7 +237,11 @@ export class LiveServer {
    * A WebSocket upgrade. Node hands the socket over without its own error
    * listener, so one is attached first (a peer that resets the connection
    * must not end the process), and anything that throws here answers 400:
-   * nothing in an upgrade request can take the server down.
+   * nothing in an upgrade request can take the server down. An unknown path
+   * is 404; /ws and /exec during the shutdown drain are 503 Service
+   * Unavailable, as readiness answers then (spec 6.3): the surface exists,
+   * this instance is going away, and the client reconnects elsewhere (a 404
+   * told a client reconnecting after its 1001 that the route did not exist).
    */
   private onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", () => socket.destroy());
@@ -248,8 +253,12 @@ export class LiveServer {
       }
       const path = url.pathname;
       const surface = path === "/ws" ? this.surfaces.stream : path === "/exec" ? this.surfaces.exec : undefined;
-      if (surface === undefined || !this.ready) {
+      if (surface === undefined) {
         socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
+        return;
+      }
+      if (!this.ready) {
+        socket.end("HTTP/1.1 503 Service Unavailable\r\n\r\n");
         return;
       }
       if (!countPerIp(this.websocketsByIp, request.socket.remoteAddress ?? "unknown", this.websocketsPerIp, socket)) {

@@ -1,13 +1,14 @@
 /**
  * Connection management of the streaming surface over real sockets (spec
  * 6.3): 1013 for a slow consumer, 1012 on an admin resync, the graceful
- * shutdown (readiness 503 during the drain, idle connections closed first
+ * shutdown (readiness 503 during the drain, and 503 to a new upgrade, idle connections closed first
  * with 1001, a connection still flushing its backlog kept until it is out),
  * and protocol-level pings.
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { createStreamSurface, type StreamSurface } from "../../src/live/stream.ts";
+import { openWebSocket } from "./helpers/sockets.ts";
 import { StreamClient } from "./helpers/stream-client.ts";
 import { StreamWorld } from "./helpers/stream-world.ts";
 
@@ -112,6 +113,27 @@ describe("graceful shutdown (1001)", () => {
     expect(elapsed).toBeLessThan(drainMs + 5_000);
     stuck.tcp.resume();
     expect([1001, 1006]).toContain((await stuck.closedWithin()).code);
+  });
+
+  it("answers a WebSocket upgrade during the drain with 503, as readiness does, not 404: /ws and /exec exist, the instance is going away", async () => {
+    const world = await startWorld({ drainMs: 1_500 });
+    worlds.pop(); // closed by this test
+    const { stream, exec } = world.running.urls;
+    const stuck = await world.connect(); // keeps the drain going
+    await stuck.sync();
+    stuck.tcp.pause();
+    const closing = world.running.close();
+    const base = world.running.urls.rest.replace(/\/v2$/, "");
+    expect((await fetch(`${base}/health/ready`, { headers: { connection: "close" } })).status).toBe(503);
+    for (const url of [stream, exec]) {
+      const refused = await openWebSocket(url);
+      expect("status" in refused ? refused.status : "opened", url).toBe(503);
+    }
+    // An unknown path is still 404 while draining.
+    const unknown = await openWebSocket(stream.replace(/\/ws$/, "/nope"));
+    expect("status" in unknown ? unknown.status : "opened").toBe(404);
+    stuck.tcp.resume();
+    await closing;
   });
 });
 
