@@ -224,7 +224,8 @@ export class LiveServer {
       }
       if (path === "/admin" || path.startsWith("/admin/")) return this.surfaces.admin(request, response, url);
       if (path === "/v2" || path.startsWith("/v2/")) {
-        if (!this.edge.admit(request.socket.remoteAddress ?? "unknown", Date.now())) return void response.writeHead(429).end();
+        // No body (spec 7.6), but the CORS header every /v2 answer carries (rest.ts): a browser client then sees the 429 to back off from.
+        if (!this.edge.admit(request.socket.remoteAddress ?? "unknown", Date.now())) return void response.writeHead(429, { "access-control-allow-origin": "*" }).end();
         return this.surfaces.rest(request, response, url);
       }
       response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND", message: `no route ${path}` }));

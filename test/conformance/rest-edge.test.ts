@@ -24,6 +24,8 @@ function expectLimited(answer: { status: number; text: string; headers: Headers 
   expect(answer.status).toBe(429);
   expect(answer.text).toBe("");
   expect(answer.headers.get("content-type")).toBeNull();
+  // Readable by a browser client, as every /v2 answer is: without it, fetch sees a CORS failure, not the 429 to back off from.
+  expect(answer.headers.get("access-control-allow-origin")).toBe("*");
 }
 
 describe("The network-edge limit", () => {
