@@ -34,10 +34,12 @@
  *   it is ~0 (pending, unsettled matches aside);
  * - maxDrawdown: largest fall of sampled equity (net of flows) from a
  *   previous peak, rUSD, and as a fraction of that peak;
- * - fillRatio: filled over ordered quantity of its orders, each weighted by
- *   its limit price (so markets of different units add up as notional);
- *   an order's ordered qty is the largest qty it showed, its filled qty its
- *   last cumQty; armed stops that never fired count nothing;
+ * - fillRatio: settled filled over ordered quantity of its orders, each
+ *   weighted by its limit price (so markets of different units add up as
+ *   notional); an order's ordered qty is the largest qty it showed, its
+ *   filled qty its last cumQty less the qty of its busted matches (cumQty
+ *   counts every match, and a bust never lowers it: spec 3.4); armed stops
+ *   that never fired count nothing;
  * - liquidationFills, adlFills, busts: executions of type LIQUIDATION or
  *   ADL it was part of, busted matches it was part of.
  *
@@ -51,8 +53,11 @@
  * (events, events per second, ...).
  *
  * Cost: per execution a few bigint parses and additions; per order update
- * a Map lookup and up to three Number parses (agents' accounts only);
- * other outputs are a switch miss. Per sample, one shared snapshot
+ * a Map lookup and up to three Number parses (agents' accounts only),
+ * and each agent order that filled stays in a Map for the rest of the run
+ * (a bust of its match may come a block later, or after an outage: tens of
+ * bytes per order); per bust two Map lookups; other outputs are a switch
+ * miss. Per sample, one shared snapshot
  * (record/sampler.ts) and a push per series.
  */
 import { writeFileSync } from "node:fs";
@@ -212,12 +217,24 @@ interface MarketTotals {
   readonly series: Map<string, FloatSeries>;
 }
 
-/** An order being followed for the fill ratio, until it is filled or cancelled. */
+/** An order being followed for the fill ratio, until it is filled or cancelled (and after, while a match of it may still bust). */
 interface TrackedOrder {
   readonly agent: AgentTotals;
   qty: number;
   cum: number;
   price: number;
+  /** Qty of its matches that busted (cumQty still counts them). */
+  busted: number;
+}
+
+/** An order's ordered and settled filled notional, for the fill ratio. */
+function orderedNotional(tracked: TrackedOrder): number {
+  return tracked.qty * (tracked.price > 0 ? tracked.price : 1);
+}
+
+function filledNotional(tracked: TrackedOrder): number {
+  const settled = Math.min(tracked.cum, tracked.qty) - tracked.busted;
+  return settled > 0 ? settled * (tracked.price > 0 ? tracked.price : 1) : 0;
 }
 
 const MARKET_SERIES = ["index", "oracle", "mark", "fundingRate", "openInterest", "bestBid", "bestAsk", "bidDepth", "askDepth"] as const;
@@ -234,6 +251,8 @@ export class RunSummaryObserver implements RunObserver {
   private readonly byAccount = new Map<number, AgentTotals>();
   private readonly markets = new Map<string, MarketTotals>();
   private readonly open = new Map<string, TrackedOrder>();
+  /** Folded orders with fills: a bust of one of their matches can still come (a block later, or after an outage). */
+  private readonly closedWithFills = new Map<string, TrackedOrder>();
   private readonly times = new FloatSeries();
   private readonly lastPrice = new Map<string, number>();
   private settlementAsset = "rUSD";
@@ -445,6 +464,23 @@ export class RunSummaryObserver implements RunObserver {
     if (taker !== undefined) taker.busts++;
     const maker = this.byAccount.get(record.makerAccountId);
     if (maker !== undefined && maker !== taker) maker.busts++;
+    const qty = Number(record.qty);
+    this.bustOrder(record.takerOrderId, qty);
+    this.bustOrder(record.makerOrderId, qty);
+  }
+
+  /** A match of an agent's order busted: its qty no longer counts as filled. */
+  private bustOrder(orderId: string, qty: number): void {
+    const open = this.open.get(orderId);
+    if (open !== undefined) {
+      open.busted += qty;
+      return;
+    }
+    const closed = this.closedWithFills.get(orderId);
+    if (closed === undefined) return;
+    const before = filledNotional(closed);
+    closed.busted += qty;
+    closed.agent.filledNotional += filledNotional(closed) - before;
   }
 
   private order(row: WireOrder): void {
@@ -452,7 +488,7 @@ export class RunSummaryObserver implements RunObserver {
     if (totals === undefined) return;
     let tracked = this.open.get(row.orderId);
     if (tracked === undefined) {
-      tracked = { agent: totals, qty: 0, cum: 0, price: Number(row.limitPx) };
+      tracked = { agent: totals, qty: 0, cum: 0, price: Number(row.limitPx), busted: 0 };
       totals.orders++;
       this.open.set(row.orderId, tracked);
     }
@@ -462,15 +498,11 @@ export class RunSummaryObserver implements RunObserver {
     }
     if (row.cumQty !== undefined) tracked.cum = Number(row.cumQty);
     if (row.status !== "OPEN") {
-      this.fold(tracked);
+      tracked.agent.orderedNotional += orderedNotional(tracked);
+      tracked.agent.filledNotional += filledNotional(tracked);
       this.open.delete(row.orderId);
+      if (tracked.cum > 0) this.closedWithFills.set(row.orderId, tracked);
     }
-  }
-
-  private fold(tracked: TrackedOrder): void {
-    const price = tracked.price > 0 ? tracked.price : 1;
-    tracked.agent.orderedNotional += tracked.qty * price;
-    tracked.agent.filledNotional += Math.min(tracked.cum, tracked.qty) * price;
   }
 
   private transfer(entry: Transfer): void {
@@ -586,13 +618,12 @@ export class RunSummaryObserver implements RunObserver {
     const netPnl = equityEnd - equityStart - totals.flows;
     const fees = toNumber(totals.fees, SCALE_18) + totals.feesConverted;
     const identity = toNumber(totals.realized, SCALE_18) - fees - toNumber(totals.penalties, SCALE_18) + unrealized - totals.unrealizedStart;
-    let orderedNotional = totals.orderedNotional;
-    let filledNotional = totals.filledNotional;
+    let ordered = totals.orderedNotional;
+    let filled = totals.filledNotional;
     for (const tracked of this.open.values()) {
       if (tracked.agent !== totals) continue;
-      const price = tracked.price > 0 ? tracked.price : 1;
-      orderedNotional += tracked.qty * price;
-      filledNotional += Math.min(tracked.cum, tracked.qty) * price;
+      ordered += orderedNotional(tracked);
+      filled += filledNotional(tracked);
     }
     const agent = totals.agent;
     return {
@@ -618,7 +649,7 @@ export class RunSummaryObserver implements RunObserver {
       maxDrawdown: equity.length === 0 ? null : drawdown.drawdown,
       maxDrawdownFraction: equity.length === 0 ? null : finite(drawdown.fraction),
       orders: totals.orders,
-      fillRatio: orderedNotional > 0 ? filledNotional / orderedNotional : null,
+      fillRatio: ordered > 0 ? filled / ordered : null,
       liquidationFills: totals.liquidationFills,
       adlFills: totals.adlFills,
       busts: totals.busts,

@@ -143,7 +143,14 @@ describe("RunSummaryObserver", () => {
     expect(gambler.maxDrawdown!).toBeGreaterThanOrEqual(-gambler.netPnl! - 1e-9);
   });
 
-  it("fill ratios are filled over ordered notional of the agents' orders", () => {
+  it("fill ratios are settled filled over ordered notional of the agents' orders: busted fills do not count as filled", () => {
+    // cumQty counts every match, busted ones too (spec 3.4: FILLED is never corrected); a bust names both orders and its qty.
+    const busted = new Map<string, number>();
+    for (const output of capture.outputs) {
+      if (output.kind !== "bust") continue;
+      for (const orderId of [output.record.takerOrderId, output.record.makerOrderId]) busted.set(orderId, (busted.get(orderId) ?? 0) + Number(output.record.qty));
+    }
+    let agentsWithBustedFills = 0;
     for (const agent of summary.agents) {
       const orders = new Map<string, { qty: number; cum: number; px: number }>();
       for (const output of capture.outputs) {
@@ -155,13 +162,18 @@ describe("RunSummaryObserver", () => {
       }
       let ordered = 0;
       let filled = 0;
-      for (const o of orders.values()) {
+      let bustedNotional = 0;
+      for (const [orderId, o] of orders) {
         ordered += o.qty * o.px;
-        filled += Math.min(o.cum, o.qty) * o.px;
+        const bustedQty = busted.get(orderId) ?? 0;
+        filled += Math.max(0, Math.min(o.cum, o.qty) - bustedQty) * o.px;
+        bustedNotional += bustedQty * o.px;
       }
+      if (bustedNotional > 0) agentsWithBustedFills++;
       expect(agent.orders).toBe(orders.size);
       expect(agent.fillRatio).toBeCloseTo(filled / ordered, 9);
     }
+    expect(agentsWithBustedFills).toBeGreaterThan(0);
     const gambler = summary.agents.find((a) => a.name === "gambler")!;
     expect(gambler.fillRatio).toBe(1);
   });
