@@ -49,8 +49,11 @@ export function checkBoolean(field: string, value: unknown): boolean {
 
 /**
  * An id parameter (orderId, clientOrderId): a decimal uint64 string.
- * Returns undefined for zero, which the wire reads as "no id" (an absent
- * clientOrderId signs as 0).
+ * Returns its canonical decimal text (leading zeros dropped), or undefined
+ * for zero, which the wire reads as "no id" (an absent clientOrderId signs
+ * as 0). Canonical because the service issues and echoes ids that way and
+ * orderId is opaque (spec 9): "0007" would sign 7 but name no order "7",
+ * nor match the "7" that responses and streams carry.
  */
 export function checkId(field: string, value: unknown): string | undefined {
   if (typeof value !== "string") throw new InvalidParameterError(field, `${field} must be a decimal string, got ${typeof value}`);
@@ -61,7 +64,7 @@ export function checkId(field: string, value: unknown): string | undefined {
     if (cause instanceof DecimalInputError) throw new InvalidParameterError(field, cause.message, { cause });
     throw cause;
   }
-  return id === 0n ? undefined : value;
+  return id === 0n ? undefined : id.toString();
 }
 
 /** Throws unless `value` is absent (undefined). */
