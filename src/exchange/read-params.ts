@@ -56,7 +56,9 @@ export function checkAddressParam(address: string): string {
 export function integerParam(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw invalidRead(`${name} ${quote(text)} is not a non-negative integer`);
-  const value = text.length <= 16 ? Number(text) : Number.NaN;
+  // Judged by its significant digits: leading zeros ("0002") do not make a value long.
+  const significant = text.replace(/^0+(?=\d)/, "");
+  const value = significant.length <= 16 ? Number(significant) : Number.NaN;
   if (!Number.isSafeInteger(value)) throw invalidRead(`${name} ${quote(text)} is beyond the safe integer range (at most ${Number.MAX_SAFE_INTEGER})`);
   return value;
 }

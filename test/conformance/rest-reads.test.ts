@@ -278,6 +278,18 @@ describe("Bad parameters", () => {
     }
   });
 
+  it("reads an integer parameter by its value: leading zeros do not make a small one 'beyond the safe integer range'", async () => {
+    const depth = `/v2/market/${ETH}/depth`;
+    const padded = `${"0".repeat(20)}2`;
+    const view = await w.ok(`${depth}?limit=${padded}`);
+    expect(view.bids.length).toBeLessThanOrEqual(2);
+    expect(view.asks.length).toBeLessThanOrEqual(2);
+    expect((await w.ok(`/v2/market/${ETH}/perpExecutions?limit=${padded}`)).meta.limit).toBe(2);
+    // Still refused: a value beyond the range, however it is written, and a padded one beyond the route's maximum.
+    await expectRequestError(`${depth}?limit=0${Number.MAX_SAFE_INTEGER + 1}`, "INPUT_VALIDATION_ERROR", ["beyond the safe integer range"]);
+    await expectRequestError(`${depth}?limit=${"0".repeat(20)}1001`, "INPUT_VALIDATION_ERROR", ["limit 1001", "[1, 1000]"]);
+  });
+
   it("answers bad time filters, cursors and transfer types with 400 INPUT_VALIDATION_ERROR", async () => {
     const history = `/v2/wallet/${w.alice.address}/orderHistory`;
     await expectRequestError(`${history}?startTime=abc`, "INPUT_VALIDATION_ERROR", ['startTime "abc"']);
