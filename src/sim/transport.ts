@@ -84,7 +84,16 @@ export interface ConnectionOptions {
 export class InProcessConnection implements OrderEntryTransport, ReadTransport, AgentStream, StreamReceiver {
   private readonly world: SimWorld;
   private readonly runtime: AgentRuntime;
+  /**
+   * The agent's side: the handler of each channel name, installed when the
+   * `subscribed` answer arrives and removed at once by `unsubscribe` (as the
+   * SDK's live stream keeps them: client/transports/ws-stream.ts).
+   */
   private readonly handlers = new Map<string, StreamHandler>();
+  /** The sequence number of the latest unsubscribe of each channel name: a `subscribed` answer to an older subscribe installs no handler. */
+  private readonly unsubscribedAt = new Map<string, number>();
+  private streamSeq = 0;
+  /** The exchange's side: the channels this connection is registered on, by the name subscribed. */
   private readonly subscriptions = new Map<string, Channel<StreamReceiver>>();
   private readonly timeoutMicros: Micros;
 
@@ -197,28 +206,64 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
 
   // -- streaming ------------------------------------------------------------------------
 
+  /**
+   * Subscribes: registered at the exchange after the outbound latency
+   * (snapshot and registration in one step), answered after the
+   * market-data latency. `onMessage` gets the channel's messages from the
+   * answer on, unless `unsubscribe(channel)` was called after this
+   * subscribe; until the answer, a handler held before keeps getting them.
+   * A refusal also ends the handler held before when the exchange rolled
+   * the subscription back (a failed snapshot), as the SDK's live stream does.
+   */
   subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed> {
+    const seq = ++this.streamSeq;
     return new Promise((resolve, reject) => {
       const kernel = this.world.kernel;
       kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
-        const answer = this.register(channel, onMessage);
+        const answer = this.register(channel);
         kernel.schedule(this.options.marketData.arrival(kernel.now()), () => {
           this.runtime.settled();
-          if (typeof answer === "string") reject(new ConnectionError(answer));
-          else resolve(answer);
+          if (answer.ok) {
+            if ((this.unsubscribedAt.get(channel) ?? 0) < seq) this.handlers.set(channel, onMessage);
+            resolve(answer.subscribed);
+            return;
+          }
+          this.handlers.delete(channel);
+          for (const name of answer.dropped) this.handlers.delete(name);
+          reject(new ConnectionError(answer.error));
         });
       });
     });
   }
 
+  /**
+   * Unsubscribes. The agent's handler stops at once: nothing of the channel
+   * reaches it after this call, not even a message the exchange sent before
+   * it processed the unsubscribe (still in flight for the market-data
+   * latency), until a later subscribe's answer. The exchange stops sending
+   * after the outbound latency.
+   *
+   * This is what an agent sees live (the choice, s22): the /ws server
+   * (src/live/stream.ts) sends a channel's updates until it processes the
+   * unsubscribe, then answers `unsubscribed`, so those updates do reach the
+   * socket; but the SDK's stream (client/transports/ws-stream.ts), through
+   * which an agent runs live, drops them: it removes the handler when
+   * `unsubscribe` is called. The in-process stream is the agent's side of
+   * the same interface, so it drops them too. (It used to keep the handler
+   * until the exchange processed the unsubscribe: an agent got messages
+   * after unsubscribing, and one that subscribed again got the old
+   * subscription's in-flight messages on its new handler, before its
+   * snapshot.)
+   */
   unsubscribe(channel: string): void {
+    this.handlers.delete(channel);
+    this.unsubscribedAt.set(channel, ++this.streamSeq);
     const kernel = this.world.kernel;
     kernel.schedule(this.options.outbound.arrival(kernel.now()), () => {
       const registered = this.subscriptions.get(channel);
       if (registered === undefined) return;
       this.world.channels.remove(registered, this);
       this.subscriptions.delete(channel);
-      this.handlers.delete(channel);
     });
   }
 
@@ -228,40 +273,39 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
    * deeply frozen, snapshot included, as every stream message is (world.ts):
    * an agent that modifies it gets a TypeError instead of changing what
    * another agent receives, or the Exchange's records (live, each client
-   * parses its own copy). A failed snapshot rolls the
-   * subscription back, also one held before, as the live /ws does
-   * (src/live/stream.ts): its handler gets nothing more.
+   * parses its own copy). A failed snapshot rolls the subscription back,
+   * also one held before, as the live /ws does (src/live/stream.ts):
+   * `dropped` names it, and its handler gets nothing after the refusal
+   * arrives.
    */
-  private register(name: string, onMessage: StreamHandler): StreamSubscribed | string {
+  private register(name: string): { ok: true; subscribed: StreamSubscribed } | { ok: false; error: string; dropped: string[] } {
     const resolved = resolveChannel(name, this.world.exchange.marketsBySymbol);
-    if (resolved === undefined) return STREAM_ERROR_INVALID_CHANNEL_NAME;
+    if (resolved === undefined) return { ok: false, error: STREAM_ERROR_INVALID_CHANNEL_NAME, dropped: [] };
     let contents: unknown;
     if (channelHasSnapshot(resolved.kind)) {
       if (!this.world.exchange.faults.active("engineUnavailable", this.world.now())) contents = this.snapshot(resolved.kind, resolved.key);
-      if (contents === undefined) {
-        this.drop(resolved);
-        return streamSnapshotErrorMessage(name);
-      }
+      if (contents === undefined) return { ok: false, error: streamSnapshotErrorMessage(name), dropped: this.drop(resolved) };
     }
     this.subscriptions.set(name, this.world.channels.add(resolved, this, name));
-    this.handlers.set(name, onMessage);
     const answer: StreamSubscribed = contents === undefined ? { type: "subscribed", channel: name } : { type: "subscribed", channel: name, contents };
     // Deeply frozen, as stream messages are (world.ts): the transfers snapshot holds the ledger's own entries,
     // which the other agents' snapshots, their transfers messages and the reads share.
     deepFreeze(answer);
-    return answer;
+    return { ok: true, subscribed: answer };
   }
 
-  /** Ends this connection's subscription to the channel, if it holds one (under any spelling of its name). */
-  private drop(resolved: ResolvedChannel): void {
+  /** Ends this connection's subscription to the channel, if it holds one (under any spelling of its name); the names it was held under. */
+  private drop(resolved: ResolvedChannel): string[] {
     const held = this.world.channels.find(resolved.kind, resolved.key);
-    if (held === undefined || !held.subscribers.has(this)) return;
+    if (held === undefined || !held.subscribers.has(this)) return [];
     this.world.channels.remove(held, this);
+    const names: string[] = [];
     for (const [name, channel] of this.subscriptions) {
       if (channel !== held) continue;
       this.subscriptions.delete(name);
-      this.handlers.delete(name);
+      names.push(name);
     }
+    return names;
   }
 
   private snapshot(kind: string, key: string): unknown {

@@ -214,3 +214,73 @@ describe("a subscription's snapshot in the sim", () => {
     expect(snapshotSeen[3]!.amount).toBe("100000");
   });
 });
+
+/** What the unsubscribe probe saw, in order, with the µs since its start. */
+const unsubscribeSeen: { atMicros: number; what: string }[] = [];
+
+const ms = (value: number) => value * 1_000;
+
+const unsubscribeProbe = defineAgent({
+  kind: "unsubscribe-probe",
+  description: "unsubscribes while an update of its channel is in flight, and subscribes again while another is",
+  defaults: {},
+  async start(ctx) {
+    const t0 = ctx.now();
+    const note = (what: string) => void unsubscribeSeen.push({ atMicros: ctx.now() - t0, what });
+    const tag = (name: string) => (message: StreamChannelData) => note(`${name} ${(message.data as { type: string }).type}`);
+    const wait = (micros: number) => new Promise<void>((resolve) => void ctx.after(micros, () => resolve()));
+    await ctx.stream.subscribe(DEPTH, tag("first"));
+    note("first subscribed");
+    // Reaches the exchange 5 ms later; its depth UPDATE is in flight from then for 2 ms.
+    const start = ctx.now();
+    void ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2500", qty: "0.1", timeInForce: "GTC" });
+    await wait(start + ms(6) - ctx.now());
+    ctx.stream.unsubscribe(DEPTH);
+    note("unsubscribed");
+    await wait(ms(20));
+    await ctx.stream.subscribe(DEPTH, tag("held"));
+    note("held subscribed");
+    // Again: an update in flight when the agent unsubscribes and at once subscribes with a new handler.
+    const again = ctx.now();
+    void ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2400", qty: "0.1", timeInForce: "GTC" });
+    await wait(again + ms(1) - ctx.now());
+    ctx.stream.unsubscribe(DEPTH);
+    const answer = await ctx.stream.subscribe(DEPTH, tag("second"));
+    note(`second subscribed ${answer.contents === undefined ? "" : (answer.contents as { bids: unknown[] }).bids.length}`);
+    await wait(ms(20));
+    await ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2300", qty: "0.1", timeInForce: "GTC" });
+    await wait(ms(20));
+  },
+});
+
+const unsubscribing = defineScenario({
+  name: "stream-unsubscribe",
+  description: "an unsubscribe while updates are in flight",
+  seed: 1,
+  durationSeconds: 1,
+  markets: DEFAULT_MARKETS,
+  prices: FLAT_FEEDS,
+  agents: [
+    {
+      name: "probe",
+      agent: unsubscribeProbe,
+      latency: { orderEntry: { model: "constant", micros: ms(5) }, responses: ZERO, marketData: { model: "constant", micros: ms(2) } },
+    },
+  ],
+});
+
+describe("an unsubscribe in the sim", () => {
+  it("stops the handler at once, as the SDK's live stream does: an update in flight is not handed over, not even to the handler of a new subscribe before its snapshot", async () => {
+    unsubscribeSeen.length = 0;
+    await runScenario(unsubscribing);
+    expect(unsubscribeSeen.map((entry) => entry.what)).toEqual([
+      "first subscribed",
+      // The 2500 bid's UPDATE left the exchange at +5 ms and arrives at +7 ms: after the unsubscribe at +6 ms.
+      "unsubscribed",
+      "held subscribed",
+      // The 2400 bid's UPDATE, in flight when the agent subscribed again, went nowhere: the new handler starts with its SNAPSHOT (both bids).
+      "second subscribed 2",
+      "second UPDATE",
+    ]);
+  });
+});
