@@ -49,7 +49,11 @@
  *   clientOrderId, sequenceNumber, side, orderType, timeInForce, status,
  *   limitPx, triggerPx, qty, cumQty, execQty, fillCount, firstFillId,
  *   reduceOnly, postOnly, triggered, expiresAfterSec, cancelReason,
- *   onOrderChanges (false for history-only rows).
+ *   onOrderChanges (false for history-only rows). status, cumQty, execQty
+ *   are the matching engine's: they count busted matches too (spec 3.4:
+ *   FILLED is never corrected); busts.arrow names both orders of each
+ *   busted match (takerOrderId, makerOrderId), so settled filled qty is
+ *   cumQty less those busts' qty.
  *
  * positions.arrow: at each sample, one row per agent and perp market
  *   (qty 0 when flat). time, agent, accountId, symbol, qty (signed: long
