@@ -190,7 +190,17 @@ function positive(value: string, field: string): bigint {
   return parsed;
 }
 
+/** Spec 2.1 Symbol and Asset: letters and digits only. */
+const NAME_PATTERN = /^[A-Za-z0-9]+$/;
+
+function unsignedInteger(value: number, field: string): void {
+  assert(Number.isSafeInteger(value) && value >= 0, `${field} ${String(value)} must be a non-negative integer (UnsignedInteger)`);
+}
+
 function parseAsset(input: AssetInput, settlementAsset: string): AssetConfig {
+  assert(typeof input.asset === "string" && NAME_PATTERN.test(input.asset), `asset "${String(input.asset)}" must be letters and digits only (spec 2.1 Asset)`);
+  assert(input.status === "ENABLED" || input.status === "WITHDRAWAL_ONLY", `${input.asset}.status "${String(input.status)}" must be ENABLED or WITHDRAWAL_ONLY`);
+  unsignedInteger(input.displayDecimals, `${input.asset}.displayDecimals`);
   const isSettlement = input.asset === settlementAsset;
   const priceHaircut = fraction(input.priceHaircut, `${input.asset}.priceHaircut`);
   assert(!isSettlement || priceHaircut === 0n, `settlement asset ${input.asset} counts at par, so its priceHaircut must be 0`);
@@ -208,6 +218,7 @@ function parseAsset(input: AssetInput, settlementAsset: string): AssetConfig {
 
 function parsePerp(input: PerpMarketInput, assets: ReadonlyMap<string, AssetConfig>): PerpMarketConfig {
   const at = (field: string) => `${input.symbol}.${field}`;
+  assert(NAME_PATTERN.test(input.symbol) && input.symbol.endsWith("PERP"), `perp market symbol "${input.symbol}" must be letters and digits ending in PERP (spec 1: perp symbols end in PERP)`);
   assert(Number.isSafeInteger(input.maxLeverage) && input.maxLeverage >= 1, `${at("maxLeverage")} ${input.maxLeverage} must be a positive integer`);
   assert(assets.has(input.indexAsset), `${at("indexAsset")} "${input.indexAsset}" is not a configured asset`);
   const initialMarginParameter = fraction(input.initialMarginParameter, at("initialMarginParameter"));
@@ -234,6 +245,7 @@ function parsePerp(input: PerpMarketInput, assets: ReadonlyMap<string, AssetConf
 }
 
 function parseSpot(input: SpotMarketInput, assets: ReadonlyMap<string, AssetConfig>): SpotMarketConfig {
+  assert(NAME_PATTERN.test(input.symbol) && !input.symbol.endsWith("PERP"), `spot market symbol "${input.symbol}" must be letters and digits not ending in PERP (spec 1: spot symbols do not)`);
   const base = assets.get(input.baseAsset);
   assert(base !== undefined, `${input.symbol}.baseAsset "${input.baseAsset}" is not a configured asset`);
   assert(assets.has(input.quoteAsset), `${input.symbol}.quoteAsset "${input.quoteAsset}" is not a configured asset`);
@@ -280,6 +292,7 @@ export function feeTierParameters(config: RiskConfig): FeeTierParametersView[] {
 
 function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { feeTiers: FeeTierConfig[]; globalFees: GlobalFeeConfig } {
   const parsed = tiers.map((tier): FeeTierConfig => {
+    unsignedInteger(tier.tierId, "fee tier tierId");
     assert(tier.tierType === "REGULAR" || tier.tierType === "VIP", `tier ${tier.tierId}.tierType "${String(tier.tierType)}" must be REGULAR or VIP`);
     const takerRate = toE18(tier.takerFee, `tier ${tier.tierId}.takerFee`, { signed: true });
     assert(takerRate >= 0n, `tier ${tier.tierId}.takerFee "${tier.takerFee}" must not be negative on Fee v3`);
@@ -322,6 +335,8 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
 }
 
 export function parseRiskConfig(input: RiskConfigInput): RiskConfig {
+  unsignedInteger(input.exchangeId, "exchangeId");
+  unsignedInteger(input.poolAccountId, "poolAccountId");
   const assets = new Map<string, AssetConfig>();
   for (const asset of input.assets) {
     assert(!assets.has(asset.asset), `asset ${asset.asset} is configured twice`);
@@ -338,6 +353,13 @@ export function parseRiskConfig(input: RiskConfigInput): RiskConfig {
     assert(!symbols.has(market.symbol), `symbol ${market.symbol} is used twice`);
     ids.add(market.marketId);
     symbols.add(market.symbol);
+  }
+  // Spec 2.5: spotMarketSymbol is the asset's linked spot market, one that trades it as its base.
+  for (const asset of input.assets) {
+    if (asset.spotMarketSymbol === undefined) continue;
+    const linked = spotMarkets.find((market) => market.symbol === asset.spotMarketSymbol);
+    assert(linked !== undefined, `${asset.asset}.spotMarketSymbol "${asset.spotMarketSymbol}" is not a configured spot market`);
+    assert(linked.baseAsset === asset.asset, `${asset.asset}.spotMarketSymbol "${asset.spotMarketSymbol}" trades ${linked.baseAsset}, not ${asset.asset}: the linked spot market must have the asset as its baseAsset`);
   }
   const freshness = input.priceFreshnessMicros ?? DEFAULT_PRICE_FRESHNESS_MICROS;
   const cadence = input.summaryCadenceMicros ?? DEFAULT_SUMMARY_CADENCE_MICROS;
