@@ -67,3 +67,37 @@ export function serializeSignature(rs: Uint8Array, recid: number): Hex {
   const v = recid === 0 ? "1b" : "1c";
   return `0x${Buffer.from(rs.buffer, rs.byteOffset, 64).toString("hex")}${v}`;
 }
+
+/** secp256k1's group order n, and n / 2 (rounded down): a signature whose s is above it is "high-s". */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const HALF_CURVE_ORDER = CURVE_ORDER >> 1n;
+
+/**
+ * The canonical wire form of `signature`, which recovers the same signer:
+ * low s (a high s is replaced by n - s, and the recovery id flipped, the
+ * malleated twin above) and v = 27 or 28. It is what Ethereum signers emit,
+ * and the one form that every verifier takes: the EVM's ecrecover reads only
+ * v 27 or 28, and OpenZeppelin's ECDSA refuses s > n / 2, so a signature
+ * that this project's gateway accepts in another form could still fail where
+ * the order is settled on chain. A signature that parseSignature refuses, or
+ * whose s is 0 or not below n, is returned as it is (the service refuses it).
+ */
+export function canonicalSignature(signature: string): string {
+  // Fast path, no allocation: v written 1b or 1c, and s's first hex digit at most 6, so s < 0x7 x 16^63 < n / 2.
+  if (typeof signature === "string" && signature.length === SIGNATURE_HEX_LENGTH) {
+    const sHigh = hexValue(signature.charCodeAt(66));
+    const v = (hexValue(signature.charCodeAt(130)) << 4) | hexValue(signature.charCodeAt(131));
+    if (sHigh >= 0 && sHigh <= 6 && (v === 27 || v === 28)) return signature;
+  }
+  const parsed = parseSignature(signature);
+  if (typeof parsed === "string") return signature;
+  const s = BigInt(`0x${parsed.rs.toString("hex", 32, 64)}`);
+  if (s === 0n || s >= CURVE_ORDER) return signature;
+  let recid: number = parsed.recid;
+  if (s > HALF_CURVE_ORDER) {
+    parsed.rs.write((CURVE_ORDER - s).toString(16).padStart(64, "0"), 32, "hex");
+    recid ^= 1;
+  }
+  const canonical = serializeSignature(parsed.rs, recid);
+  return canonical.toLowerCase() === signature.toLowerCase() ? signature : canonical;
+}

@@ -19,6 +19,7 @@
 import type { Hex } from "viem";
 import type { Micros } from "../../core/time.ts";
 import { SIGNATURE_PATTERN } from "../../spec/scalars.ts";
+import { canonicalSignature } from "../../signing/signature.ts";
 import type { SignedKind, SignedMessages } from "../../signing/types.ts";
 import type { ClientContext } from "../context.ts";
 import { decodeRequestError, type DecodeResult, type TolerantRequestError } from "../decode.ts";
@@ -96,8 +97,16 @@ function callSigner(signer: ClientSigner, signed: SignedPart): Hex | Promise<Hex
   }
 }
 
-function checkedSignature(kind: SignedKind, signature: unknown): Hex {
-  if (typeof signature === "string" && SIGNATURE_PATTERN.test(signature)) return signature as Hex;
+/**
+ * The signature to send: checked for its wire form and, when the signer made
+ * it, in its canonical form (low s, v 27 or 28; src/signing/signature.ts).
+ * A signer of this SDK already signs so; a custom one (a remote or KMS
+ * signer, a wallet answering with y parity) may not, and the form the
+ * simulator's gateway tolerates may still fail on chain at settlement. A
+ * fixed signature (trusted mode) is sent as it is: nothing verifies it.
+ */
+function checkedSignature(kind: SignedKind, signature: unknown, fixed: boolean): Hex {
+  if (typeof signature === "string" && SIGNATURE_PATTERN.test(signature)) return (fixed ? signature : canonicalSignature(signature)) as Hex;
   throw new SigningFailedError(kind, { details: `the signer returned "${String(signature).slice(0, 140)}", not 0x and 65 bytes of hex` });
 }
 
@@ -141,6 +150,7 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
   const body = plan.body({ nowMicros, nonce });
   // A fixed signature (signer.ts): the message is not built, the signer not called.
   let signing: Hex | Promise<Hex> | undefined = client.signer.fixedSignature;
+  const fixed = signing !== undefined;
   if (signing === undefined) {
     const signed = plan.signed(body);
     try {
@@ -153,7 +163,7 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
   if (typeof signing === "string" && handoff.pending === 0) {
     let signature: Hex;
     try {
-      signature = checkedSignature(plan.kind, signing);
+      signature = checkedSignature(plan.kind, signing, fixed);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -173,7 +183,7 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
     try {
       let signature: Hex;
       try {
-        signature = checkedSignature(plan.kind, await asyncSigning);
+        signature = checkedSignature(plan.kind, await asyncSigning, fixed);
       } catch (cause) {
         throw cause instanceof SigningFailedError ? cause : new SigningFailedError(plan.kind, { cause });
       }
