@@ -8,6 +8,7 @@
  * formed) wallet reads as empty, like the real service.
  */
 import { decodeCursor, encodeCursor } from "../core/cursor.ts";
+import { formatE18, toE18 } from "../core/decimal.ts";
 import { microsToMillis } from "../core/time.ts";
 import type { OrderUpdate } from "../engine/events.ts";
 import type { HistoryQuery } from "../engine/history.ts";
@@ -37,17 +38,20 @@ export class ExchangeQueries {
 
   // -- definitions ------------------------------------------------------------------
 
+  // Definitions are published with canonical decimals (DESIGN: outputs have no exponent and no trailing zeros),
+  // not as the configuration spells them ("0.010", "1e5"); the risk layer and the engine checked every one at startup.
+
   perpMarketDefinitions() {
     return this.exchange.config.risk.perpMarkets.map((m) => ({
       symbol: m.symbol,
       marketId: m.marketId,
-      minOrderQty: m.minOrderQty,
-      qtyStepSize: m.qtyStepSize,
-      tickSize: m.tickSize,
-      liquidationMarginParameter: m.liquidationMarginParameter,
-      initialMarginParameter: m.initialMarginParameter,
+      minOrderQty: canonical(m.minOrderQty),
+      qtyStepSize: canonical(m.qtyStepSize),
+      tickSize: canonical(m.tickSize),
+      liquidationMarginParameter: canonical(m.liquidationMarginParameter),
+      initialMarginParameter: canonical(m.initialMarginParameter),
       maxLeverage: m.maxLeverage,
-      oiCap: m.oiCap,
+      oiCap: canonical(m.oiCap),
     }));
   }
 
@@ -57,9 +61,9 @@ export class ExchangeQueries {
       marketId: m.marketId,
       baseAsset: m.baseAsset,
       quoteAsset: m.quoteAsset,
-      minOrderQty: m.minOrderQty,
-      qtyStepSize: m.qtyStepSize,
-      tickSize: m.tickSize,
+      minOrderQty: canonical(m.minOrderQty),
+      qtyStepSize: canonical(m.qtyStepSize),
+      tickSize: canonical(m.tickSize),
     }));
   }
 
@@ -68,8 +72,8 @@ export class ExchangeQueries {
     return this.exchange.config.risk.assets.map((a) => ({
       asset: a.asset,
       ...(a.spotMarketSymbol === undefined ? {} : { spotMarketSymbol: a.spotMarketSymbol }),
-      priceHaircut: a.priceHaircut,
-      liquidationDiscount: a.liquidationDiscount,
+      priceHaircut: canonical(a.priceHaircut),
+      liquidationDiscount: canonical(a.liquidationDiscount),
       status: assets.get(a.asset)?.status ?? a.status,
       decimals: a.decimals,
       displayDecimals: a.displayDecimals,
@@ -78,7 +82,7 @@ export class ExchangeQueries {
 
   globalFeeParameters() {
     const { ogDiscount, refereeDiscount, referrerRebate, affiliateReferrerRebate } = this.exchange.config.risk.globalFees;
-    return { ogDiscount, refereeDiscount, referrerRebate, affiliateReferrerRebate };
+    return { ogDiscount: canonical(ogDiscount), refereeDiscount: canonical(refereeDiscount), referrerRebate: canonical(referrerRebate), affiliateReferrerRebate: canonical(affiliateReferrerRebate) };
   }
 
   /** The tiers as the risk layer parsed them: in the canonical order (REGULAR by volume30d, then VIP), canonical decimals, not the configuration's order and text. */
@@ -242,4 +246,9 @@ export class ExchangeQueries {
   nowMs(): number {
     return microsToMillis(this.exchange.now());
   }
+}
+
+/** The canonical text of a configured, already checked, unsigned decimal (at most 18 fraction digits). */
+function canonical(text: string): string {
+  return formatE18(toE18(text, "definition", { signed: false }));
 }
