@@ -29,7 +29,7 @@ import { ClientConfigError } from "./errors.ts";
 import type { MarketDirectory } from "./markets.ts";
 import { createNonceManager, type Clock, type NonceManager } from "./nonce.ts";
 import { retryPolicy, uniformOf, type RandomSource, type RetryPolicy, type Sleep } from "./retry.ts";
-import { privateKeySigner, type ClientSigner } from "./signer.ts";
+import { checkSigningConfig, privateKeySigner, type ClientSigner } from "./signer.ts";
 import type { OrderEntryTransport } from "./transport.ts";
 
 /** The exchange id of the reference test deployment (spec 4.2.1: "currently always 1"). */
@@ -80,6 +80,7 @@ function sameConfig(a: SigningConfig, b: SigningConfig): boolean {
 function resolveSigner(parameters: CreateClientParameters): ClientSigner {
   const { signer, signing } = parameters;
   if (typeof signer === "string") return privateKeySigner(signer, { config: signing ?? DEFAULT_SIGNING_CONFIG });
+  checkSigningConfig(signer.config);
   if (signing !== undefined && !sameConfig(signing, signer.config)) {
     throw new ClientConfigError("signing config differs from the signer's config: the domain and the signed chain id must agree");
   }

@@ -24,7 +24,7 @@
  */
 import type { Address, Hex, LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEFAULT_SIGNING_CONFIG, typedDataDomain, type SigningConfig } from "../signing/domain.ts";
+import { DEFAULT_SIGNING_CONFIG, signingConfig, typedDataDomain, type SigningConfig } from "../signing/domain.ts";
 import { createFastSigner, FAST_SIGNING_AVAILABLE } from "../signing/fast-sign.ts";
 import { signMessage } from "../signing/sign.ts";
 import { SIGNING_TYPES, type SignedKind, type SignedMessages } from "../signing/types.ts";
@@ -61,12 +61,27 @@ export interface PrivateKeySignerOptions {
 
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
 
+/**
+ * `config` itself, once it passes signingConfig's checks (a verifyingContract
+ * viem can hash, a verifyingChainId within uint64). Checked when a signer or
+ * client is made: a chain id beyond uint64 signs orders (uint256) but no
+ * cancel (uint64), so unchecked it would surface at the first cancel.
+ */
+export function checkSigningConfig(config: SigningConfig): SigningConfig {
+  try {
+    signingConfig(config);
+  } catch (cause) {
+    throw new ClientConfigError(`signing config refused: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  return config;
+}
+
 /** A signer over a private key: the fast signer when the native add-ons loaded, viem otherwise. */
 export function privateKeySigner(privateKey: Hex, options: PrivateKeySignerOptions = {}): ClientSigner & { readonly path: SigningPath } {
   if (typeof privateKey !== "string" || !PRIVATE_KEY.test(privateKey)) {
     throw new ClientConfigError("private key must be 0x and 64 hex digits");
   }
-  const config = options.config ?? DEFAULT_SIGNING_CONFIG;
+  const config = checkSigningConfig(options.config ?? DEFAULT_SIGNING_CONFIG);
   const path = options.path ?? (FAST_SIGNING_AVAILABLE ? "fast" : "viem");
   if (path === "fast") {
     if (!FAST_SIGNING_AVAILABLE) throw new ClientConfigError('signing path "fast" needs the native secp256k1 and keccak add-ons, which did not load');
@@ -100,6 +115,7 @@ const ACCOUNT_CALLS: { [K in SignedKind]: AccountCall<K> } = {
 
 /** A signer over a viem account (hardware wallets, remote signers, ...): asynchronous. */
 export function viemAccountSigner(account: TypedDataAccount, config: SigningConfig = DEFAULT_SIGNING_CONFIG): ClientSigner {
+  checkSigningConfig(config);
   return Object.freeze({
     address: account.address.toLowerCase() as Address,
     config,
