@@ -228,6 +228,11 @@ export class LiveServer {
         if (!this.edge.admit(request.socket.remoteAddress ?? "unknown", Date.now())) return void response.writeHead(429, { "access-control-allow-origin": "*" }).end();
         return this.surfaces.rest(request, response, url);
       }
+      if (path === "/ws" || path === "/exec") {
+        // A WebSocket endpoint reached without an upgrade (an http:// URL, a plain GET): it exists, so not 404.
+        const message = `${path} is a WebSocket endpoint: connect with a WebSocket upgrade (ws:// or wss://)`;
+        return void response.writeHead(426, { "content-type": "application/json", upgrade: "websocket", connection: "Upgrade" }).end(JSON.stringify({ error: "UPGRADE_REQUIRED", message }));
+      }
       response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND", message: `no route ${path}` }));
     } catch (error) {
       internalError(response, error);

@@ -338,6 +338,16 @@ describe("Routing", () => {
     }
   });
 
+  it("answers a plain HTTP request to /ws or /exec with 426 Upgrade Required, not 404: the endpoints exist, as WebSockets", async () => {
+    for (const path of ["/ws", "/exec", "/ws?x=1"]) {
+      const answer = await w.get(path);
+      expect(answer.status, path).toBe(426);
+      expect(answer.headers.get("upgrade"), path).toBe("websocket");
+      expect(answer.body, path).toEqual({ error: "UPGRADE_REQUIRED", message: expect.stringContaining("WebSocket") });
+    }
+    expect((await w.get("/wss")).status).toBe(404);
+  });
+
   it("answers a method a route does not take with 405 and an Allow header", async () => {
     const del = await w.request("DELETE", "/v2/feeTiers");
     expect(del.status).toBe(405);
