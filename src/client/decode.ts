@@ -117,6 +117,10 @@ export type TolerantPerpExecutionList = z.infer<typeof TolerantPerpExecutionList
 export const TolerantSpotExecution = SpotExecution.extend({ type: openSpotExecutionType });
 export type TolerantSpotExecution = z.infer<typeof TolerantSpotExecution>;
 
+/** A SpotExecutionList page (GET /v2/wallet/{address}/spotExecutions: `{data, meta}`, newest first) with open execution types. */
+export const TolerantSpotExecutionList = z.looseObject({ data: z.array(TolerantSpotExecution), meta: PaginationMeta });
+export type TolerantSpotExecutionList = z.infer<typeof TolerantSpotExecutionList>;
+
 /** The outcome of decoding one value: never throws, so a stream can skip a bad row and go on. */
 export type DecodeResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string };
 

@@ -103,6 +103,7 @@ export type {
   OrderHistoryQuery,
   ReadOperation,
   ReadTransport,
+  TransfersQuery,
 } from "./transport.ts";
 
 // Transports: order entry (REST, /exec), REST reads, the /ws stream, and an agent's whole live connection.
@@ -157,6 +158,7 @@ export {
   TolerantPerpExecutionList,
   TolerantRequestError,
   TolerantSpotExecution,
+  TolerantSpotExecutionList,
   type DecodeResult,
   type Open,
 } from "./decode.ts";

@@ -23,8 +23,9 @@
  *   that into TransportFailedError and never resends by itself.
  */
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
-import type { AccountBalance, Position } from "../spec/account.ts";
+import type { AccountBalance, Position, TransferList } from "../spec/account.ts";
 import type { Depth } from "../spec/depth.ts";
+import type { MarketSummary, SpotMarketSummary } from "../spec/market.ts";
 import type {
   CancelAllAfterRequest,
   CancelAllRequest,
@@ -32,7 +33,7 @@ import type {
   CreateOrderRequest,
   ModifyOrderRequest,
 } from "../spec/requests.ts";
-import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "./decode.ts";
+import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList, TolerantSpotExecutionList } from "./decode.ts";
 
 export type { OrderEntryOperation };
 
@@ -81,14 +82,30 @@ export interface DepthQuery {
 }
 
 /**
- * Executions filters (spec 4.1, GET /v2/wallet/{address}/perpExecutions):
- * `limit` rows, default 100, at most 1000; `startTime`/`endTime` (ms,
- * inclusive) on the execution's `timestamp`. Rows come newest first.
+ * Executions filters (spec 4.1, GET /v2/wallet/{address}/perpExecutions,
+ * and /spotExecutions): `limit` rows, default 100, at most 1000;
+ * `startTime`/`endTime` (ms, inclusive) on the execution's `timestamp`.
+ * Rows come newest first.
  */
 export interface ExecutionsQuery {
   limit?: number;
   startTime?: number;
   endTime?: number;
+}
+
+/**
+ * Transfers filters (spec 4.1, GET /v2/wallet/{address}/transfers): `limit`
+ * entries, default 100, at most 1000; `startTime`/`endTime` (ms, inclusive)
+ * on the entry's `timestamp`; `type`, a TransferType; `cursor`, a page's
+ * meta.nextCursor, for the next (older) page with the same filters.
+ * Entries come newest first.
+ */
+export interface TransfersQuery {
+  limit?: number;
+  startTime?: number;
+  endTime?: number;
+  type?: string;
+  cursor?: string;
 }
 
 /**
@@ -100,11 +117,19 @@ export interface ExecutionsQuery {
  * Reads are not signed and not retried by the SDK.
  *
  * Shapes are the REST bodies (src/live/rest.ts): lists of current state
- * (openOrders, positions, balances) are arrays; lists of past records
- * (orderHistory, perpExecutions) are `{data, meta}` pages, newest first,
- * whose meta echoes the effective limit and the time filters given. Every
- * implementation (the simulator's in-process connection, the SDK's
- * httpReadTransport) answers the same value for the same exchange state.
+ * (openOrders, positions, balances, the market summaries) are arrays; lists
+ * of past records (orderHistory, perpExecutions, spotExecutions, transfers)
+ * are `{data, meta}` pages, newest first, whose meta echoes the effective
+ * limit and the time filters given (orderHistory and transfers add
+ * nextCursor when older rows match). Every implementation (the simulator's
+ * in-process connection, the SDK's httpReadTransport) answers the same
+ * value for the same exchange state
+ * (test/conformance/sdk-live-agent.test.ts compares every read).
+ *
+ * Not here (the REST API has them; a program reads them with fetch): the
+ * definitions, fee parameters and oracle prices (reference data an agent
+ * gets from its context's markets and streams), the market-wide executions
+ * and busts, the wallet's busts, accounts and configuration.
  */
 /** The name of each REST read (a ReadTransport method), as RequestFailedError and InvalidResponseError name it in `operation`. */
 export type ReadOperation = keyof ReadTransport;
@@ -116,4 +141,16 @@ export interface ReadTransport {
   positions(wallet: string): Promise<readonly Position[]>;
   balances(wallet: string): Promise<readonly AccountBalance[]>;
   perpExecutions(wallet: string, query?: ExecutionsQuery): Promise<TolerantPerpExecutionList>;
+  /** GET /v2/wallet/{address}/spotExecutions: a `{data, meta}` page, as perpExecutions. */
+  spotExecutions(wallet: string, query?: ExecutionsQuery): Promise<TolerantSpotExecutionList>;
+  /** GET /v2/wallet/{address}/transfers: the ledger entries of the wallet's accounts, a `{data, meta}` page (meta.nextCursor when older entries match). */
+  transfers(wallet: string, query?: TransfersQuery): Promise<TransferList>;
+  /** GET /v2/perpMarkets/summary: every perp market's summary. */
+  perpMarketsSummary(): Promise<readonly MarketSummary[]>;
+  /** GET /v2/perpMarket/{symbol}/summary: a spot symbol is SYMBOL_NOT_FOUND_ERROR. */
+  perpMarketSummary(symbol: string): Promise<MarketSummary>;
+  /** GET /v2/spotMarkets/summary: every spot market's summary. */
+  spotMarketsSummary(): Promise<readonly SpotMarketSummary[]>;
+  /** GET /v2/spotMarket/{symbol}/summary: a perp symbol is SYMBOL_NOT_FOUND_ERROR. */
+  spotMarketSummary(symbol: string): Promise<SpotMarketSummary>;
 }

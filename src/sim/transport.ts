@@ -29,8 +29,17 @@
  */
 import { CursorError } from "../core/cursor.ts";
 import { RequestFailedError } from "../client/errors.ts";
-import type { DepthQuery, ExecutionsQuery, OrderEntryRequestBodies, OrderEntryResponse, OrderEntryTransport, OrderHistoryQuery, ReadTransport } from "../client/transport.ts";
-import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList } from "../client/decode.ts";
+import type {
+  DepthQuery,
+  ExecutionsQuery,
+  OrderEntryRequestBodies,
+  OrderEntryResponse,
+  OrderEntryTransport,
+  OrderHistoryQuery,
+  ReadTransport,
+  TransfersQuery,
+} from "../client/transport.ts";
+import type { TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList, TolerantSpotExecutionList } from "../client/decode.ts";
 import type { Micros } from "../core/time.ts";
 import { EXECUTIONS_LIMIT_DEFAULT, EXECUTIONS_LIMIT_MAX } from "../exchange/queries.ts";
 import { resolveChannel, type Channel, type ResolvedChannel } from "../exchange/stream-channels.ts";
@@ -42,10 +51,13 @@ import {
   checkMarket,
   checkSymbolParam,
   checkTimeRange,
+  checkTransferType,
   integerValue,
   ReadRequestError,
 } from "../exchange/read-params.ts";
-import type { AccountBalance, Position } from "../spec/account.ts";
+import { TRANSFER_PAGE_LIMIT_DEFAULT, TRANSFER_PAGE_LIMIT_MAX, type TransferQuery } from "../settlement/ledger.ts";
+import type { AccountBalance, Position, TransferList } from "../spec/account.ts";
+import type { MarketSummary, SpotMarketSummary } from "../spec/market.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
 import { DEPTH_REST_LIMIT_DEFAULT, DEPTH_REST_LIMIT_MAX } from "../spec/limits.ts";
@@ -191,17 +203,63 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
 
   /** The `{data, meta}` page GET /v2/wallet/{address}/perpExecutions answers (src/live/rest.ts `records`): newest first, filtered by time, cut to the limit. */
   perpExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
-    return this.read("perpExecutions", () => {
+    return this.read("perpExecutions", () => this.records(wallet, query, (count) => this.world.queries.perpExecutionsOfWallet(wallet, count)) as TolerantPerpExecutionList);
+  }
+
+  /** GET /v2/wallet/{address}/spotExecutions, as perpExecutions. */
+  spotExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantSpotExecutionList> {
+    return this.read("spotExecutions", () => this.records(wallet, query, (count) => this.world.queries.spotExecutionsOfWallet(wallet, count)) as TolerantSpotExecutionList);
+  }
+
+  /**
+   * GET /v2/wallet/{address}/transfers: the ledger's page (newest first,
+   * meta.nextCursor when older entries match), its parameters checked in
+   * the route's order: address, limit, startTime/endTime, cursor, type.
+   */
+  transfers(wallet: string, query: TransfersQuery = {}): Promise<TransferList> {
+    return this.read("transfers", () => {
       checkAddressParam(wallet);
       const given = integerValue("limit", query.limit);
-      const limit = given === undefined ? EXECUTIONS_LIMIT_DEFAULT : checkLimit(given, EXECUTIONS_LIMIT_MAX);
+      const limit = given === undefined ? TRANSFER_PAGE_LIMIT_DEFAULT : checkLimit(given, TRANSFER_PAGE_LIMIT_MAX);
       const { startTime, endTime } = timeFilter(query);
-      const filtered = startTime !== undefined || endTime !== undefined;
-      const rows = this.world.queries.perpExecutionsOfWallet(wallet, filtered ? Math.max(limit, this.world.exchange.config.recordsRetained) : limit);
-      const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
-      const meta = { limit, ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) };
-      return { data: kept.slice(0, limit), meta } as TolerantPerpExecutionList;
+      checkCursor(query.cursor);
+      checkTransferType(query.type);
+      const ledgerQuery: TransferQuery = { limit };
+      if (query.type !== undefined) ledgerQuery.type = query.type;
+      if (startTime !== undefined) ledgerQuery.startTime = startTime;
+      if (endTime !== undefined) ledgerQuery.endTime = endTime;
+      if (query.cursor !== undefined) ledgerQuery.cursor = query.cursor;
+      return this.world.queries.transfers(wallet, ledgerQuery) as TransferList;
     });
+  }
+
+  perpMarketsSummary(): Promise<readonly MarketSummary[]> {
+    return this.read("perpMarketsSummary", () => this.world.queries.perpMarketsSummary() as MarketSummary[]);
+  }
+
+  perpMarketSummary(symbol: string): Promise<MarketSummary> {
+    return this.read("perpMarketSummary", () => this.world.queries.perpMarketSummary(checkMarket(this.world.exchange.marketsBySymbol, checkSymbolParam(symbol), "perp")) as MarketSummary);
+  }
+
+  spotMarketsSummary(): Promise<readonly SpotMarketSummary[]> {
+    return this.read("spotMarketsSummary", () => this.world.queries.spotMarketsSummary() as SpotMarketSummary[]);
+  }
+
+  spotMarketSummary(symbol: string): Promise<SpotMarketSummary> {
+    return this.read("spotMarketSummary", () => this.world.queries.spotMarketSummary(checkMarket(this.world.exchange.marketsBySymbol, checkSymbolParam(symbol), "spot")) as SpotMarketSummary);
+  }
+
+  /** A wallet's `{data, meta}` page of timestamped records, as src/live/rest.ts `records` makes it: fetched newest first, filtered by time, cut to the limit. */
+  private records<T extends { timestamp: number }>(wallet: string, query: ExecutionsQuery, fetch: (count: number) => T[]): { data: T[]; meta: { limit: number; startTime?: number; endTime?: number } } {
+    checkAddressParam(wallet);
+    const given = integerValue("limit", query.limit);
+    const limit = given === undefined ? EXECUTIONS_LIMIT_DEFAULT : checkLimit(given, EXECUTIONS_LIMIT_MAX);
+    const { startTime, endTime } = timeFilter(query);
+    const filtered = startTime !== undefined || endTime !== undefined;
+    const rows = fetch(filtered ? Math.max(limit, this.world.exchange.config.recordsRetained) : limit);
+    const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
+    const meta = { limit, ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) };
+    return { data: kept.slice(0, limit), meta };
   }
 
   // -- streaming ------------------------------------------------------------------------

@@ -38,6 +38,7 @@ it("exports exactly the public API", () => {
       "TolerantPerpExecutionList",
       "TolerantRequestError",
       "TolerantSpotExecution",
+      "TolerantSpotExecutionList",
       "TransportFailedError",
       "WS_REQUEST_TIMEOUT_MS_DEFAULT",
       "backoffCapMs",

@@ -6,7 +6,8 @@
  * - every ReadTransport read answers exactly what the simulator's
  *   in-process reads (InProcessConnection over a driven SimWorld on the
  *   server's own Exchange) answer for the same state, perpExecutions as a
- *   {data, meta} page on both (audit s21 F5); REST refusals are
+ *   {data, meta} page on both (audit s21 F5), and so do spotExecutions,
+ *   transfers (filters, type, cursor) and the market summaries; REST refusals are
  *   RequestFailedError with the RequestError's code, a network failure a
  *   ConnectionError;
  * - every stream channel (the 17 of spec 6.1) delivers through the SDK
@@ -207,6 +208,51 @@ describe("reads: the same answers as the in-process reads", () => {
     expect(await reads.perpExecutions(NOBODY)).toStrictEqual({ data: [], meta: { limit: 100 } });
   });
 
+  it("spotExecutions, transfers and the market summaries, with their filters and cursors", async () => {
+    for (const wallet of [alice.wallet, bob.wallet, NOBODY]) {
+      expect(await reads.spotExecutions(wallet)).toStrictEqual(await simRead((c) => c.spotExecutions(wallet)));
+      expect(await reads.transfers(wallet)).toStrictEqual(await simRead((c) => c.transfers(wallet)));
+    }
+    const spot = await reads.spotExecutions(alice.wallet);
+    expect(spot.meta).toEqual({ limit: 100 });
+    expect(spot.data.map((row) => [row.symbol, row.qty])).toEqual([[SPOT, "0.1"]]);
+    const at = spot.data[0]!.timestamp;
+    for (const query of [{ limit: 1 }, { startTime: at + 1 }, { endTime: at }, { startTime: at, endTime: at, limit: 5 }]) {
+      expect(await reads.spotExecutions(alice.wallet, query)).toStrictEqual(await simRead((c) => c.spotExecutions(alice.wallet, query)));
+    }
+    expect((await reads.spotExecutions(alice.wallet, { startTime: at + 1 })).data).toEqual([]);
+
+    const ledger = await reads.transfers(alice.wallet);
+    expect(ledger.data.length).toBeGreaterThanOrEqual(3);
+    expect(ledger.data.map((entry) => entry.type)).toContain("DEPOSIT");
+    // Paged one entry at a time by cursor, the same pages on both.
+    let query: { limit: number; cursor?: string } = { limit: 1 };
+    const paged: unknown[] = [];
+    for (let page = 0; page < ledger.data.length; page++) {
+      const live = await reads.transfers(alice.wallet, query);
+      expect(live, `page ${page}`).toStrictEqual(await simRead((c) => c.transfers(alice.wallet, query)));
+      paged.push(...live.data);
+      if (live.meta.nextCursor === undefined) break;
+      query = { limit: 1, cursor: live.meta.nextCursor };
+    }
+    expect(paged).toStrictEqual(ledger.data);
+    const newest = ledger.data[0]!;
+    for (const filter of [{ type: "DEPOSIT" }, { type: newest.type, limit: 2 }, { startTime: newest.timestamp }, { endTime: newest.timestamp - 1 }]) {
+      expect(await reads.transfers(alice.wallet, filter)).toStrictEqual(await simRead((c) => c.transfers(alice.wallet, filter)));
+    }
+    expect((await reads.transfers(alice.wallet, { type: "DEPOSIT" })).data.every((entry) => entry.type === "DEPOSIT")).toBe(true);
+
+    const perps = await reads.perpMarketsSummary();
+    expect(perps).toStrictEqual(await simRead((c) => c.perpMarketsSummary()));
+    expect(perps.map((summary) => summary.symbol)).toEqual([ETH, "BTCRUSDPERP"]);
+    const spots = await reads.spotMarketsSummary();
+    expect(spots).toStrictEqual(await simRead((c) => c.spotMarketsSummary()));
+    expect(spots.map((summary) => summary.symbol)).toEqual([SPOT]);
+    expect(await reads.perpMarketSummary(ETH)).toStrictEqual(await simRead((c) => c.perpMarketSummary(ETH)));
+    expect(await reads.perpMarketSummary(ETH)).toStrictEqual(perps[0]);
+    expect(await reads.spotMarketSummary(SPOT)).toStrictEqual(await simRead((c) => c.spotMarketSummary(SPOT)));
+  });
+
   it("refusals are RequestFailedError with the RequestError's code; a network failure is a ConnectionError", async () => {
     const refused = async (read: Promise<unknown>, code: string, operation: string) => {
       const error = await read.then(() => undefined, (failure: unknown) => failure);
@@ -219,6 +265,26 @@ describe("reads: the same answers as the in-process reads", () => {
     await refused(reads.openOrders("0x1234"), "INPUT_VALIDATION_ERROR", "openOrders");
     await refused(reads.perpExecutions(alice.wallet, { limit: 5_000 }), "INPUT_VALIDATION_ERROR", "perpExecutions");
     await refused(reads.perpExecutions(alice.wallet, { startTime: 2, endTime: 1 }), "INPUT_VALIDATION_ERROR", "perpExecutions");
+    // The reads added for spot executions, transfers and summaries: refused as the in-process reads refuse them, code and message.
+    const cases: [string, (r: ReadTransport) => Promise<unknown>, string][] = [
+      ["spotExecutions", (r) => r.spotExecutions(alice.wallet, { limit: 5_000 }), "INPUT_VALIDATION_ERROR"],
+      ["spotExecutions", (r) => r.spotExecutions("0x1234"), "INPUT_VALIDATION_ERROR"],
+      ["transfers", (r) => r.transfers(alice.wallet, { type: "BOGUS" }), "INPUT_VALIDATION_ERROR"],
+      ["transfers", (r) => r.transfers(alice.wallet, { cursor: "bogus" }), "INPUT_VALIDATION_ERROR"],
+      ["transfers", (r) => r.transfers(alice.wallet, { startTime: 2, endTime: 1 }), "INPUT_VALIDATION_ERROR"],
+      ["transfers", (r) => r.transfers(alice.wallet, { limit: 0 }), "INPUT_VALIDATION_ERROR"],
+      ["perpMarketSummary", (r) => r.perpMarketSummary(SPOT), "SYMBOL_NOT_FOUND_ERROR"],
+      ["perpMarketSummary", (r) => r.perpMarketSummary("ETH-PERP"), "INPUT_VALIDATION_ERROR"],
+      ["spotMarketSummary", (r) => r.spotMarketSummary(ETH), "SYMBOL_NOT_FOUND_ERROR"],
+      ["spotMarketSummary", (r) => r.spotMarketSummary("NOPE"), "SYMBOL_NOT_FOUND_ERROR"],
+    ];
+    for (const [operation, read, code] of cases) {
+      await refused(read(reads), code, operation);
+      const live = (await read(reads).catch((error: RequestFailedError) => error)) as RequestFailedError;
+      const inProcess = (await simRead((c) => read(c)).catch((error: RequestFailedError) => error)) as RequestFailedError;
+      expect(inProcess, operation).toBeInstanceOf(RequestFailedError);
+      expect({ operation: inProcess.operation, requestError: inProcess.requestError }).toEqual({ operation: live.operation, requestError: live.requestError });
+    }
     const detail = await reads.depth("NOPEPERP").catch((error: RequestFailedError) => error);
     expect((detail as RequestFailedError).requestError.message).toBe('symbol "NOPEPERP" does not resolve to a market');
 

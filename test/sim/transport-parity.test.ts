@@ -53,12 +53,29 @@ const REFUSED: readonly ReadCase[] = [
   { label: "depth with limit 1001", sim: (r) => r.depth(ETH, { limit: 1001 }), live: `/v2/market/${ETH}/depth?limit=1001` },
   { label: "depth with a fractional limit", sim: (r) => r.depth(ETH, { limit: 1.5 }), live: `/v2/market/${ETH}/depth?limit=1.5` },
   { label: "depth of an unknown symbol with limit 0", sim: (r) => r.depth("NOPEPERP", { limit: 0 }), live: "/v2/market/NOPEPERP/depth?limit=0" },
+  // The reads of spot executions, transfers and summaries (s22).
+  { label: "spotExecutions of a malformed wallet", sim: (r) => r.spotExecutions("0xZZ"), live: "/v2/wallet/0xZZ/spotExecutions" },
+  { label: "spotExecutions with limit 1001", sim: (r) => r.spotExecutions(WALLET, { limit: 1001 }), live: `/v2/wallet/${WALLET}/spotExecutions?limit=1001` },
+  { label: "spotExecutions with startTime after endTime", sim: (r) => r.spotExecutions(WALLET, { startTime: 2, endTime: 1 }), live: `/v2/wallet/${WALLET}/spotExecutions?startTime=2&endTime=1` },
+  { label: "transfers of a malformed wallet (before its query)", sim: (r) => r.transfers("0x1234", { type: "BOGUS" }), live: "/v2/wallet/0x1234/transfers?type=BOGUS" },
+  { label: "transfers with an unknown type", sim: (r) => r.transfers(WALLET, { type: "BOGUS" }), live: `/v2/wallet/${WALLET}/transfers?type=BOGUS` },
+  { label: "transfers with a cursor the service did not issue", sim: (r) => r.transfers(WALLET, { cursor: "bogus" }), live: `/v2/wallet/${WALLET}/transfers?cursor=bogus` },
+  { label: "transfers with an empty cursor", sim: (r) => r.transfers(WALLET, { cursor: "" }), live: `/v2/wallet/${WALLET}/transfers?cursor=` },
+  { label: "transfers with limit 0 and an unknown type (limit first)", sim: (r) => r.transfers(WALLET, { limit: 0, type: "BOGUS" }), live: `/v2/wallet/${WALLET}/transfers?limit=0&type=BOGUS` },
+  { label: "transfers with an empty cursor and an unknown type (cursor first)", sim: (r) => r.transfers(WALLET, { cursor: "", type: "BOGUS" }), live: `/v2/wallet/${WALLET}/transfers?cursor=&type=BOGUS` },
+  { label: "transfers with startTime after endTime", sim: (r) => r.transfers(WALLET, { startTime: 2, endTime: 1 }), live: `/v2/wallet/${WALLET}/transfers?startTime=2&endTime=1` },
+  { label: "perpMarketSummary of a spot symbol", sim: (r) => r.perpMarketSummary("WETHRUSD"), live: "/v2/perpMarket/WETHRUSD/summary" },
+  { label: "perpMarketSummary of a symbol off its pattern", sim: (r) => r.perpMarketSummary("ETH-PERP"), live: "/v2/perpMarket/ETH-PERP/summary" },
+  { label: "spotMarketSummary of a perp symbol", sim: (r) => r.spotMarketSummary(ETH), live: `/v2/spotMarket/${ETH}/summary` },
+  { label: "spotMarketSummary of an unknown symbol", sim: (r) => r.spotMarketSummary("NOPE"), live: "/v2/spotMarket/NOPE/summary" },
 ];
 
 /** Reads both sides answer (an upper-case wallet spelling is well formed). */
 const ANSWERED: readonly ReadCase[] = [
   { label: "orderHistory of an upper-case wallet with startTime equal to endTime", sim: (r) => r.orderHistory(WALLET.toUpperCase().replace("0X", "0x"), { startTime: T, endTime: T }), live: `/v2/wallet/${WALLET.toUpperCase().replace("0X", "0x")}/orderHistory?startTime=${T}&endTime=${T}` },
   { label: "perpExecutions with limit 1000", sim: (r) => r.perpExecutions(WALLET, { limit: 1000 }), live: `/v2/wallet/${WALLET}/perpExecutions?limit=1000` },
+  { label: "spotExecutions with limit 1000", sim: (r) => r.spotExecutions(WALLET, { limit: 1000 }), live: `/v2/wallet/${WALLET}/spotExecutions?limit=1000` },
+  { label: "transfers of a wallet without accounts, filtered", sim: (r) => r.transfers(WALLET, { type: "DEPOSIT", startTime: T, limit: 7 }), live: `/v2/wallet/${WALLET}/transfers?type=DEPOSIT&startTime=${T}&limit=7` },
 ];
 
 const simOutcomes = new Map<string, { ok: true; value: unknown } | { ok: false; error: unknown }>();

@@ -11,6 +11,13 @@
  * | positions      | GET /wallet/{address}/positions                | -                           |
  * | balances       | GET /wallet/{address}/accountBalances          | -                           |
  * | perpExecutions | GET /wallet/{address}/perpExecutions           | limit, startTime, endTime   |
+ * | spotExecutions | GET /wallet/{address}/spotExecutions           | limit, startTime, endTime   |
+ * | transfers      | GET /wallet/{address}/transfers                | limit, startTime, endTime,  |
+ * |                |                                                | type, cursor                |
+ * | perpMarketsSummary | GET /perpMarkets/summary                   | -                           |
+ * | perpMarketSummary  | GET /perpMarket/{symbol}/summary           | -                           |
+ * | spotMarketsSummary | GET /spotMarkets/summary                   | -                           |
+ * | spotMarketSummary  | GET /spotMarket/{symbol}/summary           | -                           |
  *
  * Answers, as the simulator's in-process reads give them for the same
  * state: the body decoded tolerantly (decode.ts: unknown fields kept, open
@@ -27,11 +34,20 @@
  * them.
  */
 import { z } from "zod";
-import { AccountBalance, Position } from "../../spec/account.ts";
+import { AccountBalance, Position, TransferList } from "../../spec/account.ts";
 import { Depth } from "../../spec/depth.ts";
-import { decodeRequestError, decodeWith, TolerantOrder, TolerantOrderHistoryList, TolerantPerpExecutionList, type TolerantRequestError } from "../decode.ts";
+import { MarketSummary, SpotMarketSummary } from "../../spec/market.ts";
+import {
+  decodeRequestError,
+  decodeWith,
+  TolerantOrder,
+  TolerantOrderHistoryList,
+  TolerantPerpExecutionList,
+  TolerantSpotExecutionList,
+  type TolerantRequestError,
+} from "../decode.ts";
 import { ConnectionError, InvalidResponseError, RequestFailedError } from "../errors.ts";
-import type { DepthQuery, ExecutionsQuery, OrderHistoryQuery, ReadOperation, ReadTransport } from "../transport.ts";
+import type { DepthQuery, ExecutionsQuery, OrderHistoryQuery, ReadOperation, ReadTransport, TransfersQuery } from "../transport.ts";
 import { edgeRetryAfterMs } from "./http.ts";
 
 export interface HttpReadTransportOptions {
@@ -42,6 +58,8 @@ export interface HttpReadTransportOptions {
 const OpenOrders = z.array(TolerantOrder);
 const Positions = z.array(Position);
 const Balances = z.array(AccountBalance);
+const MarketSummaries = z.array(MarketSummary);
+const SpotMarketSummaries = z.array(SpotMarketSummary);
 
 /** `?a=1&b=2` of the defined values, in the given order, or "". */
 function queryString(values: Record<string, string | number | undefined>): string {
@@ -91,6 +109,7 @@ export function httpReadTransport(baseUrl: string, options: HttpReadTransportOpt
   }
 
   const wallet = (address: string, leaf: string) => `/wallet/${encodeURIComponent(address)}/${leaf}`;
+  const executions = (query: ExecutionsQuery) => queryString({ limit: query.limit, startTime: query.startTime, endTime: query.endTime });
 
   return {
     openOrders: (address) => get("openOrders", wallet(address, "openOrders"), OpenOrders),
@@ -99,7 +118,17 @@ export function httpReadTransport(baseUrl: string, options: HttpReadTransportOpt
     depth: (symbol, query: DepthQuery = {}) => get("depth", `/market/${encodeURIComponent(symbol)}/depth${queryString({ limit: query.limit })}`, Depth),
     positions: (address) => get("positions", wallet(address, "positions"), Positions),
     balances: (address) => get("balances", wallet(address, "accountBalances"), Balances),
-    perpExecutions: (address, query: ExecutionsQuery = {}) =>
-      get("perpExecutions", wallet(address, "perpExecutions") + queryString({ limit: query.limit, startTime: query.startTime, endTime: query.endTime }), TolerantPerpExecutionList),
+    perpExecutions: (address, query: ExecutionsQuery = {}) => get("perpExecutions", wallet(address, "perpExecutions") + executions(query), TolerantPerpExecutionList),
+    spotExecutions: (address, query: ExecutionsQuery = {}) => get("spotExecutions", wallet(address, "spotExecutions") + executions(query), TolerantSpotExecutionList),
+    transfers: (address, query: TransfersQuery = {}) =>
+      get(
+        "transfers",
+        wallet(address, "transfers") + queryString({ limit: query.limit, startTime: query.startTime, endTime: query.endTime, type: query.type, cursor: query.cursor }),
+        TransferList,
+      ),
+    perpMarketsSummary: () => get("perpMarketsSummary", "/perpMarkets/summary", MarketSummaries),
+    perpMarketSummary: (symbol) => get("perpMarketSummary", `/perpMarket/${encodeURIComponent(symbol)}/summary`, MarketSummary),
+    spotMarketsSummary: () => get("spotMarketsSummary", "/spotMarkets/summary", SpotMarketSummaries),
+    spotMarketSummary: (symbol) => get("spotMarketSummary", `/spotMarket/${encodeURIComponent(symbol)}/summary`, SpotMarketSummary),
   };
 }
