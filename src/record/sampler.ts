@@ -10,11 +10,17 @@
  *   observers that share the sampler; the Exchange emits them whenever they
  *   change), parsed at a sample only when they changed; the starting
  *   positions and balances are read once at `begin`;
- * - market figures: the summaries the Exchange last computed (its summary
- *   cadence, 500 ms by default, so at most that stale; computing fresh ones
- *   would advance its rolling 24 h windows). Funding values are carried
- *   from the summary's time to the sample time along the published rate
- *   (per unit, rate x mark x elapsed / 1 h), exact while rate and mark hold;
+ * - perp market figures (oracle, mark, funding rate and values, open
+ *   interest): the risk engine's own state at the sample time, read with
+ *   the pure functions its summaries use (risk/summaries.ts: the mark and
+ *   oracle only while fresh, funding values at the sample time), so a
+ *   position is valued at the mark the Exchange holds then, as its margin
+ *   is. Not the last computed summaries: they are up to the summary cadence
+ *   (500 ms) old, and a summary computed at the sample's own time may
+ *   precede that time's oracle tick, so valuing the sampled positions at
+ *   its mark mixed two states (an account's equity off by a whole mark
+ *   move); and computing fresh summaries would advance the rolling 24 h
+ *   windows. Spot oracle prices: the last computed summaries;
  * - depth: the engine's top `depthLevels` levels per side, in ticks and
  *   lots, turned into floats with the market's tick and step;
  * - marginBalance, initialMargin, liquidationMargin: `risk.margin` per agent
@@ -34,8 +40,11 @@
  * (NaN before any). `marginBalance` is the Exchange's own figure (collateral
  * after haircut, pending matches counted), recorded beside it.
  */
-import { MICROS_PER_HOUR, type Micros } from "../core/time.ts";
+import { formatScaled } from "../core/decimal.ts";
+import type { Micros } from "../core/time.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
+import { longValueAt, shortValueAt } from "../risk/funding.ts";
+import { isFresh, perpPricesFresh } from "../risk/prices.ts";
 import type { HostedAgent } from "../sim/agent-host.ts";
 import type { RunSetup } from "../sim/run.ts";
 
@@ -259,31 +268,28 @@ export class RunSampler {
       this.dirtyIndex = false;
     }
     const markets: MarketSample[] = [];
-    const latest = exchange.risk.latestSummaries();
-    const perpSummaries = latest?.markets ?? [];
+    const state = exchange.risk.state;
     for (const info of this.perps) {
-      const summary = perpSummaries.find((s) => s.symbol === info.symbol);
-      let mark = summary?.markPrice === undefined ? NaN : Number(summary.markPrice);
+      const market = state.perps.get(info.marketId)!;
+      // As the market summary publishes them (risk/summaries.ts), at the sample time.
+      let mark = perpPricesFresh(state, market, atMicros) && !market.closed ? scaledNumber(market.mark!, 18) : NaN;
       if (Number.isNaN(mark)) mark = this.lastMark.get(info.symbol) ?? NaN;
       else this.lastMark.set(info.symbol, mark);
-      const fundingRate = num(summary?.fundingRate);
-      // Per unit, a positive rate moves long values down and short values up (risk/funding.ts).
-      const elapsedHours = latest === undefined ? 0 : (atMicros - latest.atMicros) / MICROS_PER_HOUR;
-      const drift = elapsedHours === 0 || Number.isNaN(mark) ? 0 : (fundingRate / 100) * mark * elapsedHours;
+      const fresh = isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros);
       markets.push({
         symbol: info.symbol,
         kind: "perp",
         indexPrice: this.lastIndex.get(info.indexAsset) ?? NaN,
-        oraclePrice: num(summary?.oraclePrice),
+        oraclePrice: fresh ? scaledNumber(market.oracle!.price, 18) : NaN,
         markPrice: mark,
-        fundingRate,
-        openInterest: num(summary?.oiQty),
-        longFundingValue: num(summary?.longFundingValue) - drift,
-        shortFundingValue: num(summary?.shortFundingValue) + drift,
+        fundingRate: scaledNumber(market.funding.rate * 100n, 18),
+        openInterest: scaledNumber(market.oiLong, 18),
+        longFundingValue: scaledNumber(longValueAt(market.funding, atMicros), 36),
+        shortFundingValue: scaledNumber(shortValueAt(market.funding, atMicros), 36),
         ...this.depthOf(exchange, info),
       });
     }
-    const spotSummaries = latest?.spotMarkets ?? [];
+    const spotSummaries = exchange.risk.latestSummaries()?.spotMarkets ?? [];
     for (const info of this.spots) {
       const summary = spotSummaries.find((s) => s.symbol === info.symbol);
       markets.push({
@@ -397,4 +403,9 @@ export class RunSampler {
 
 function num(text: string | undefined): number {
   return text === undefined ? NaN : Number(text);
+}
+
+/** A fixed-point bigint (value x 10^digits) as the nearest double, as Number() of its canonical text. */
+function scaledNumber(value: bigint, digits: number): number {
+  return Number(formatScaled(value, digits));
 }

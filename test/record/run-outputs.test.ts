@@ -18,6 +18,8 @@ class Capture implements RunObserver {
   setup: RunSetup | undefined;
   readonly outputs: ExchangeOutput[] = [];
   readonly samples: number[] = [];
+  /** The Exchange's own settled margin balance of each agent account (rUSD) at each sample: ms -> agent -> text. */
+  readonly settledMargin = new Map<number, Map<string, string>>();
   begin(setup: RunSetup): void {
     this.setup = setup;
   }
@@ -26,6 +28,8 @@ class Capture implements RunObserver {
   }
   sample(atMicros: number): void {
     this.samples.push(atMicros);
+    const risk = this.setup!.world.exchange.risk;
+    this.settledMargin.set(Math.floor(atMicros / 1_000), new Map(this.setup!.agents.map((a) => [a.name, risk.margin(a.accountId, atMicros).settledMarginBalance])));
   }
 }
 
@@ -160,6 +164,23 @@ describe("RunOutputsRecorder", () => {
       const balances = rows("balances").filter((r) => r["time"] === Math.floor(end / 1_000) && r["agent"] === agent.name);
       expect(balances.map((r) => [r["asset"], r["realBalance"]])).toEqual(setup.world.queries.accountBalances(agent.wallet).map((b) => [b.asset, Number(b.realBalance)]));
     }
+  });
+
+  it("values an account as the Exchange does at the sample time: an rUSD-only account's equity is its settled margin balance", () => {
+    // For an account holding only the settlement asset, equity = balance + sum of qty x (mark - entry) + accrued
+    // funding, which is the Exchange's settled margin balance (margin.ts, no haircut on rUSD, pending matches apart).
+    const rusdOnly = new Set(capture.setup!.agents.map((a) => a.name));
+    for (const r of rows("balances")) if (r["asset"] !== "rUSD") rusdOnly.delete(r["agent"] as string);
+    expect(rusdOnly.has("gambler")).toBe(true);
+    let withPositions = 0;
+    for (const r of rows("equity")) {
+      const agent = r["agent"] as string;
+      if (!rusdOnly.has(agent)) continue;
+      const expected = Number(capture.settledMargin.get(Number(r["time"]))!.get(agent)!);
+      expect(Math.abs((r["equity"] as number) - expected), `${agent} at ${r["time"]}: equity ${r["equity"]}, Exchange ${expected}`).toBeLessThan(1e-6);
+      if (r["unrealizedPnl"] !== 0) withPositions++;
+    }
+    expect(withPositions).toBeGreaterThan(10);
   });
 
   it("samples the top depth levels, best first", () => {
