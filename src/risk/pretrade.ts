@@ -74,6 +74,8 @@ export function checkOrder(state: RiskState, intent: OrderIntent, atMicros: numb
   }
   const qty = market.lots.of(intent.qtyLots);
   const price = market.ticks.of(intent.priceTicks);
+  // The fee reserve is the fee at the wallet's tier now: its 30-day volume may have expired since its last trade.
+  refreshTier(state, account.wallet, atMicros);
   if (market.kind === "perp") {
     if (market.closed) return rejection("TRADING_HALTED_ERROR", `${market.config.symbol} is closed`);
     if (!perpPricesFresh(state, market, atMicros)) return noPrices(market.config.symbol);
@@ -220,9 +222,14 @@ function matchParts(state: RiskState, match: MatchTerms) {
   };
 }
 
-/** The engine's match-time hook: which side of a fill fails risk now, if any. Pure. */
+/**
+ * The engine's match-time hook: which side of a fill fails risk now, if any.
+ * Changes nothing but the taker wallet's remembered tier (refreshed to
+ * `atMicros`, so its fee reserve, here and in addPending, is at its tier now).
+ */
 export function checkFill(state: RiskState, match: MatchTerms, atMicros: number): FillVerdict {
   const { market, taker, maker, qty, price, takerDelta } = matchParts(state, match);
+  refreshTier(state, taker.wallet, atMicros);
   if (market.kind === "spot") return checkSpotFill(state, market, { taker, maker, qty, price, takerDelta, atMicros });
   const takerPosition = taker.positions.get(match.marketId);
   const makerPosition = maker.positions.get(match.marketId);
