@@ -144,7 +144,11 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
   /**
    * Runs `read` (the ReadTransport method `name`) at the exchange after the
    * outbound latency; its result, or its refusal as a RequestFailedError,
-   * comes back after the inbound latency.
+   * comes back after the inbound latency. The result is deeply frozen, as
+   * stream messages are (world.ts): reads hand over the Exchange's own
+   * records (executions, ledger entries, the latest summaries), which other
+   * agents' reads and streams share; an agent that modifies one gets a
+   * TypeError instead of changing them (live, each answer is parsed anew).
    */
   private read<T>(name: keyof ReadTransport, read: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
@@ -154,6 +158,7 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
         let failure: Error | undefined;
         try {
           result = read();
+          deepFreeze(result);
         } catch (error) {
           failure = readFailure(name, error);
         }

@@ -64,3 +64,64 @@ describe("the in-process transport's answers", () => {
     expect(decodeRequestError(requestError)).toEqual({ ok: true, value: requestError });
   });
 });
+
+/** What the read probes saw: per read, whether its answer was deeply frozen, what a mutation did, and (for b) the value a mutated. */
+const readsSeen: { who: string; read: string; deeplyFrozen: boolean; mutation?: string; value?: unknown }[] = [];
+
+function isDeeplyFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
+}
+
+const readProbe = (who: "a" | "b") =>
+  defineAgent({
+    kind: `read-probe-${who}`,
+    description: "reads its ledger and the summaries; a tries to change what it read, b reads the same afterwards",
+    defaults: {},
+    async start(ctx) {
+      if (who === "b") await new Promise<void>((resolve) => void ctx.after(1_500_000, () => resolve()));
+      const reads: [string, () => Promise<unknown>, (value: any) => { target: Record<string, unknown>; key: string }][] = [
+        ["transfers", () => ctx.reads.transfers(ctx.wallet), (page) => ({ target: page.data[0], key: "amount" })],
+        ["perpMarketsSummary", () => ctx.reads.perpMarketsSummary(), (rows) => ({ target: rows[0], key: "markPrice" })],
+        ["perpMarketSummary", () => ctx.reads.perpMarketSummary("ETHRUSDPERP"), (row) => ({ target: row, key: "markPrice" })],
+      ];
+      for (const [read, run, field] of reads) {
+        const value = await run();
+        const { target, key } = field(value);
+        const entry: (typeof readsSeen)[number] = { who, read, deeplyFrozen: isDeeplyFrozen(value), value: target[key] };
+        if (who === "a") {
+          try {
+            target[key] = "MUTATED-BY-A";
+            entry.mutation = "accepted";
+          } catch (error) {
+            entry.mutation = (error as Error).name;
+          }
+        }
+        readsSeen.push(entry);
+      }
+    },
+  });
+
+const frozenReads = defineScenario({
+  name: "transport-frozen-reads",
+  description: "two agents read the same records; the first tries to modify them",
+  seed: 1,
+  durationSeconds: 2,
+  markets: DEFAULT_MARKETS,
+  prices: FLAT_FEEDS,
+  agents: [
+    { name: "a", agent: readProbe("a") },
+    { name: "b", agent: readProbe("b") },
+  ],
+});
+
+describe("the in-process transport's reads", () => {
+  it("are deeply frozen: they hand over the Exchange's own records (ledger entries, summaries), which one agent must not change for another", async () => {
+    readsSeen.length = 0;
+    await runScenario(frozenReads);
+    expect(readsSeen.map((entry) => `${entry.who} ${entry.read}`)).toEqual(["a transfers", "a perpMarketsSummary", "a perpMarketSummary", "b transfers", "b perpMarketsSummary", "b perpMarketSummary"]);
+    for (const entry of readsSeen) expect(entry.deeplyFrozen, `${entry.who} ${entry.read}`).toBe(true);
+    expect(readsSeen.filter((entry) => entry.who === "a").map((entry) => entry.mutation)).toEqual(["TypeError", "TypeError", "TypeError"]);
+    for (const entry of readsSeen) expect(entry.value, `${entry.who} ${entry.read}`).not.toBe("MUTATED-BY-A");
+  });
+});
