@@ -71,6 +71,8 @@ export function serializeSignature(rs: Uint8Array, recid: number): Hex {
 /** secp256k1's group order n, and n / 2 (rounded down): a signature whose s is above it is "high-s". */
 const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_CURVE_ORDER = CURVE_ORDER >> 1n;
+/** n / 2 as 64 lowercase hex digits: a low s compares at most this as text. */
+const HALF_CURVE_ORDER_HEX = HALF_CURVE_ORDER.toString(16).padStart(64, "0");
 
 /**
  * The canonical wire form of `signature`, which recovers the same signer:
@@ -83,11 +85,15 @@ const HALF_CURVE_ORDER = CURVE_ORDER >> 1n;
  * whose s is 0 or not below n, is returned as it is (the service refuses it).
  */
 export function canonicalSignature(signature: string): string {
-  // Fast path, no allocation: v written 1b or 1c, and s's first hex digit at most 6, so s < 0x7 x 16^63 < n / 2.
+  // Fast paths, for what signers emit: v written 1b or 1c, and s's first hex digit at most 6
+  // (so s < 0x7 x 16^63 < n / 2), else 7 and s at most n / 2 compared as text.
   if (typeof signature === "string" && signature.length === SIGNATURE_HEX_LENGTH) {
     const sHigh = hexValue(signature.charCodeAt(66));
     const v = (hexValue(signature.charCodeAt(130)) << 4) | hexValue(signature.charCodeAt(131));
-    if (sHigh >= 0 && sHigh <= 6 && (v === 27 || v === 28)) return signature;
+    if (v === 27 || v === 28) {
+      if (sHigh >= 0 && sHigh <= 6) return signature;
+      if (sHigh === 7 && signature.slice(66, 130).toLowerCase() <= HALF_CURVE_ORDER_HEX) return signature;
+    }
   }
   const parsed = parseSignature(signature);
   if (typeof parsed === "string") return signature;

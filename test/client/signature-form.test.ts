@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { ClientSigner } from "../../src/client/signer.ts";
 import { privateKeySigner } from "../../src/client/signer.ts";
 import { typedDataDomain } from "../../src/signing/domain.ts";
+import { createFastSigner } from "../../src/signing/fast-sign.ts";
 import { canonicalSignature } from "../../src/signing/signature.ts";
 import { SIGNING_TYPES, type SignedKind, type SignedMessages } from "../../src/signing/types.ts";
 import { recoverSignerNative } from "../../src/signing/verify.ts";
@@ -65,6 +66,17 @@ describe("the signature a client sends", () => {
     expect(BigInt(`0x${sent.slice(66, 130)}`) <= N / 2n).toBe(true);
     expect(["1b", "1c"]).toContain(sent.slice(130));
     expect(recoverSignerNative("Order", message, sent)).toEqual({ ok: true, address: ADDRESS });
+  });
+
+  it("maps each of many signatures and its three other forms to the signature itself", () => {
+    const signer = createFastSigner(KEY);
+    for (let nonce = 1n; nonce <= 400n; nonce++) {
+      const signature = signer.sign("MassCancel", { verifyingChainId: 1n, deadline: 2n, massCancel: { accountId: 3n, marketId: 0n, nonce } });
+      for (const form of [signature, highSTwin(signature), parityV(signature), parityV(highSTwin(signature)), signature.toUpperCase().replace("0X", "0x")]) {
+        expect(canonicalSignature(form).toLowerCase()).toBe(signature);
+      }
+      expect(canonicalSignature(signature)).toBe(signature);
+    }
   });
 
   it("leaves a canonical signature, and one the service must judge (bad v, s not below n), as they are", () => {
