@@ -149,9 +149,9 @@ describe("readInputLog and replayInputLog refuse a log that cannot be replayed",
       /"shadowbook\.config" is not an exchange configuration: "risk", "engine", "chain", "gateway", "signing", "orderHistoryPerAccount", "recordsRetained" are missing$/,
     );
     const config = JSON.parse(table.schema.metadata.get("shadowbook.config")!) as Record<string, unknown>;
-    // Missing deep inside: the Exchange fails on it with a TypeError, named without its text.
+    // Missing deep inside: the risk configuration's checks (src/risk/config.ts, since 6f5ded7) name the first field missing.
     expect(refusal(withMetadata("config-risk-empty.arrow", (meta) => meta.set("shadowbook.config", JSON.stringify({ ...config, risk: {} }))))).toMatch(
-      /"shadowbook\.config" is not a valid exchange configuration: a field it needs is missing or of the wrong type$/,
+      /"shadowbook\.config" is not a valid exchange configuration: exchangeId undefined must be a non-negative integer \(UnsignedInteger\)$/,
     );
     const risk = config["risk"] as { perpMarkets: { tickSize: string }[] };
     const tickZero = { ...config, risk: { ...risk, perpMarkets: risk.perpMarkets.map((market, index) => (index === 0 ? { ...market, tickSize: "0" } : market)) } };
