@@ -20,7 +20,8 @@
  *   precede that time's oracle tick, so valuing the sampled positions at
  *   its mark mixed two states (an account's equity off by a whole mark
  *   move); and computing fresh summaries would advance the rolling 24 h
- *   windows. Spot oracle prices: the last computed summaries;
+ *   windows. Spot oracle prices likewise (index(base) / index(quote) while
+ *   fresh);
  * - depth: the engine's top `depthLevels` levels per side, in ticks and
  *   lots, turned into floats with the market's tick and step;
  * - marginBalance, initialMargin, liquidationMargin: `risk.margin` per agent
@@ -44,7 +45,7 @@ import { formatScaled } from "../core/decimal.ts";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { longValueAt, shortValueAt } from "../risk/funding.ts";
-import { isFresh, perpPricesFresh } from "../risk/prices.ts";
+import { isFresh, perpPricesFresh, spotOraclePrice } from "../risk/prices.ts";
 import type { HostedAgent } from "../sim/agent-host.ts";
 import type { RunSetup } from "../sim/run.ts";
 
@@ -289,14 +290,13 @@ export class RunSampler {
         ...this.depthOf(exchange, info),
       });
     }
-    const spotSummaries = exchange.risk.latestSummaries()?.spotMarkets ?? [];
     for (const info of this.spots) {
-      const summary = spotSummaries.find((s) => s.symbol === info.symbol);
+      const oracle = spotOraclePrice(state, state.spots.get(info.marketId)!, atMicros);
       markets.push({
         symbol: info.symbol,
         kind: "spot",
         indexPrice: this.lastIndex.get(info.baseAsset) ?? NaN,
-        oraclePrice: num(summary?.oraclePrice),
+        oraclePrice: oracle === undefined ? NaN : scaledNumber(oracle, 18),
         markPrice: NaN,
         fundingRate: NaN,
         openInterest: NaN,

@@ -183,6 +183,12 @@ describe("RunOutputsRecorder", () => {
     expect(withPositions).toBeGreaterThan(10);
   });
 
+  it("samples a spot market's oracle at the sample time: index(base) / index(quote), the index in the same row for an rUSD quote", () => {
+    const spot = rows("prices").filter((r) => r["market"] === "spot" && r["oraclePrice"] !== null);
+    expect(spot.length).toBe(capture.samples.length);
+    for (const r of spot) expect(r["oraclePrice"], `WETHRUSD at ${r["time"]}`).toBe(r["indexPrice"]);
+  });
+
   it("samples the top depth levels, best first", () => {
     const depth = rows("depth");
     expect(depth.length).toBeGreaterThan(0);
