@@ -236,7 +236,7 @@ ${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).jo
 <h2>Agents</h2>
 ${htmlTable(AGENT_COLUMNS, agentRows(summary))}
 ${htmlTable(detailHeader, detailRows)}
-<p class="note">Money in ${escapeHtml(summary.settlementAsset)}${summary.exact ? " (exact sums)" : " (some values converted at an index price)"}. Net PnL = equity change net of deposits and withdrawals; other PnL = net PnL minus (realized - fees - penalties + change in unrealized): spot trading and spot inventory revaluation. Fill ratio: settled filled over ordered quantity, weighted by limit price (a busted match does not count as filled).</p>
+<p class="note">Money in ${escapeHtml(summary.settlementAsset)}${summary.exact ? " (exact sums)" : " (some values converted at an index price)"}. Net PnL = equity change net of deposits and withdrawals; other PnL = net PnL minus (realized - fees - penalties + change in unrealized): spot trading, spot inventory revaluation and referral or pool fee credits received. Fill ratio: settled filled over ordered quantity, weighted by limit price (a busted match does not count as filled).</p>
 <h2>Markets</h2>
 ${htmlTable(MARKET_COLUMNS, marketRows(summary))}
 ${figures.join("\n")}

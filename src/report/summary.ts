@@ -29,8 +29,9 @@
  *   (valued at the asset's index);
  * - otherPnl = netPnl - (realizedPnl - fees - penalties + unrealizedPnl
  *   - unrealizedPnl at the first sample): what the perp identity leaves out,
- *   i.e. spot inventory revaluation and spot trading, plus float rounding.
- *   For an agent trading only perps and holding only the settlement asset
+ *   i.e. spot inventory revaluation and spot trading, referral and pool
+ *   fee credits received, plus float rounding. For an agent trading only
+ *   perps, holding only the settlement asset and credited no referral fee,
  *   it is ~0 (pending, unsettled matches aside);
  * - maxDrawdown: largest fall of sampled equity (net of flows) from a
  *   previous peak, rUSD, and as a fraction of that peak;
