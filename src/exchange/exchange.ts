@@ -461,15 +461,17 @@ export class Exchange {
       if (!checked.ok) return { ok: false, error: { error: "INPUT_VALIDATION_ERROR", message: checked.problem } };
       canonical.push(checked.price);
     }
-    // All the items move the feeds together; then the marks reach the engine (stops) and one liquidation pass runs.
+    // All the items move the feeds together and one liquidation pass runs (in the risk layer, with them). The pass is
+    // published, and the liquidated accounts' orders cancelled, before the marks reach the engine: a stop the new mark
+    // fires must not trade with a resting order of an account that is already liquidated.
     const update = this.risk.setFeedPrices(
       input.prices.map((item, index) => this.feedPrice(item, canonical[index]!)),
       atMicros,
     );
+    this.applyLiquidations(update.liquidation);
     for (const change of update.markChanges) {
       this.engine.setMarkPrice({ atMicros, marketId: change.marketId, priceTicks: change.markFloorTicks, betweenTicks: change.markBetweenTicks });
     }
-    this.applyLiquidations(update.liquidation);
     this.emit({ kind: "oraclePrices", prices: this.risk.assetOraclePrices(atMicros) as never });
     return { ok: true, payload: { updated: input.prices.length } };
   }
@@ -536,10 +538,11 @@ export class Exchange {
         const depth = this.engine.depth(spec.marketId, 100);
         if (!depth.ok) continue;
         const update = this.risk.setBook(spec.marketId, { bids: depth.bids, asks: depth.asks }, now);
+        // Liquidations first, as for a prices input: no stop the mark fires trades with a liquidated account's order.
+        this.applyLiquidations(update.liquidation);
         for (const change of update.markChanges) {
           this.engine.setMarkPrice({ atMicros: now, marketId: change.marketId, priceTicks: change.markFloorTicks, betweenTicks: change.markBetweenTicks });
         }
-        this.applyLiquidations(update.liquidation);
       }
       const summaries = this.risk.computeSummaries(now);
       this.emit({ kind: "perpSummaries", summaries: summaries.markets as never });

@@ -37,3 +37,61 @@ describe("a liquidated account's resting orders", () => {
     expect(rows.at(-1)!.row.cancelReasonMessage).toContain("liquidation");
   });
 });
+
+describe("a liquidation and the stops the same update fires (audit s22 R6)", () => {
+  /**
+   * A: long 5 ETH at 3000 on 2000 rUSD (fee 6: 1994), with a resting bid of
+   * 0.5 at 2650. C: long 1 at 3000 with a stop-loss (trigger 2700, limit
+   * 2600). One update to 2660: A's margin 1994 - 5 x 340 = 294 is below
+   * 0.025 x 5 x 2660 = 332.5, so A is liquidated (by ADL: the pool holds
+   * nothing) and pays a penalty of 0.01 x 5 x 2660 = 133, leaving 161; the
+   * same mark fires C's stop. The liquidation is published and A's orders
+   * cancelled before the engine sees the mark: C's fired sell finds no bid
+   * (before, it filled A's bid, and A held a new long of 0.5 right after
+   * being liquidated).
+   */
+  it("cancels the liquidated account's orders before a stop fired by the new mark can trade with them", () => {
+    const w = new World();
+    const [a, short] = w.longPair("2000");
+    const c = w.account(0xa4, "100000");
+    w.order(short, false, "3000", "1");
+    w.order(c, true, "3000", "1", "IOC");
+    w.advance(1_000_000);
+    expect(w.position(c)).toEqual({ qty: "1", side: "B" });
+    const stop = w.handle({
+      kind: "request",
+      op: "createOrder",
+      body: {
+        exchangeId: 1,
+        symbol: ETH,
+        accountId: c,
+        isBuy: false,
+        limitPx: "2600",
+        orderType: "STOP_LOSS",
+        timeInForce: "GTC",
+        triggerPx: "2700",
+        postOnly: false,
+        signature: `0x${"11".repeat(65)}`,
+        nonce: "5000",
+        signerWallet: w.walletOf(c),
+        deadline: Math.floor(w.now / 1e6) + 600,
+      },
+    } as never);
+    expect(stop.ok).toBe(true);
+    const bid = w.order(a, true, "2650", "0.5");
+    const before = w.outputs.length;
+    w.now += 1_000_000;
+    w.prices("2660");
+    const after = w.outputs.slice(before);
+    const bidRows = after.filter((output: any) => output.kind === "order" && output.row.orderId === bid.orderId).map((output: any) => output.row);
+    expect(bidRows.map((row: any) => [row.status, row.cancelReason])).toEqual([["CANCELLED", "RISK_CANCELLED"]]);
+    const firstExecution = after.findIndex((output) => output.kind === "perpExecution");
+    const stopFired = after.findIndex((output: any) => output.kind === "order" && output.row.orderId === stop.payload.orderId);
+    expect(firstExecution).toBeGreaterThanOrEqual(0);
+    expect(stopFired).toBeGreaterThan(firstExecution);
+    w.advance(1_000_000);
+    expect(w.position(a)).toBeUndefined();
+    expect(w.exchange.risk.balances(a)).toEqual([{ accountId: a, asset: "rUSD", realBalance: "161", balanceDEPRECATED: "2000" }]);
+    expect(w.position(c)).toEqual({ qty: "1", side: "B" });
+  });
+});
