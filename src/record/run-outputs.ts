@@ -72,10 +72,12 @@
  *
  * prices.arrow: at each sample, one row per market. time, symbol, market,
  *   indexPrice (index of the perp's index asset or the spot base asset),
- *   oraclePrice, markPrice, fundingRate (hourly, percent, as published),
- *   openInterest (base units), longFundingValue, shortFundingValue,
- *   bestBid, bestAsk (null where absent or stale, and for spot where not
- *   applicable).
+ *   oraclePrice, markPrice, fundingRate (hourly, percent, as the market
+ *   summary publishes it), openInterest (base units), longFundingValue,
+ *   shortFundingValue, bestBid, bestAsk (null where absent or stale, and
+ *   for spot where not applicable): the Exchange's values at the sample
+ *   time, those positions.arrow and equity.arrow are valued at
+ *   (sampler.ts), not the last published summary's.
  *
  * depth.arrow: at each sample, the top `depthLevels` (default 10) levels of
  *   each side of each market. time, symbol, side ("bid" | "ask"), level
