@@ -20,6 +20,9 @@
  * - Replay: each account's settled perp position equals the sum of the
  *   settled executions it took part in (so a busted match left no trace).
  * - The engine's own book invariants (never crossed, levels sum to orders).
+ * - Ledger replay (output-invariants.ts): each account's balances equal
+ *   the replay of its Transfer entries, each entry's netDepositsAfter the
+ *   running sum of its deposits, withdrawals and transfers.
  * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution);
  *   funding paid by longs = received by shorts, less socialized losses; the
  *   accounts' running margin sums; after a liquidation step (a block's, for
@@ -40,6 +43,7 @@ import type { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { conservation } from "../risk/audit.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
+import { LedgerReplay } from "./output-invariants.ts";
 import { AccountSums, checkFeeParts, checkFunding, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
@@ -63,10 +67,12 @@ export interface InvariantStats {
   bustAccountsCompared: number;
   /** ORDER_MATCH executions (perp and spot) checked against the taker and maker rows of their fill. */
   executionFillChecks: number;
+  /** Transfer entries replayed into the balances they must add up to (output-invariants.ts). */
+  transfersReplayed: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -77,6 +83,7 @@ export class ExchangeInvariants {
   private readonly orders = new OrderLifecycleInvariants();
   private readonly accountSums = new AccountSums();
   private readonly settled: SettledAccounts;
+  private readonly ledger: LedgerReplay;
   /** Accounts of the executions at `touchedAtMicros` (what a block's liquidation step looked at). */
   private readonly touched = new Set<number>();
   private touchedAtMicros = -1;
@@ -86,6 +93,7 @@ export class ExchangeInvariants {
 
   constructor(private readonly exchange: Exchange, private readonly options: { everyBlocks?: number } = {}) {
     this.settled = new SettledAccounts(exchange.risk.state);
+    this.ledger = new LedgerReplay(exchange.risk.state);
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
   }
 
@@ -160,6 +168,8 @@ export class ExchangeInvariants {
         for (const accountId of this.exchange.risk.accountsOf(output.wallet)) this.settled.changed(accountId);
         break;
       case "transfer":
+        this.ledger.transfer(output.entry);
+        this.stats.transfersReplayed++;
         this.settled.changed(output.entry.accountId);
         break;
       case "block":
@@ -230,6 +240,7 @@ export class ExchangeInvariants {
     checkFunding(state, now);
     this.stats.accountSumAudits += this.accountSums.check(state);
     this.checkReplay();
+    this.ledger.check();
     exchange.engine.checkInvariants();
     this.stats.stateChecks++;
   }
