@@ -100,7 +100,7 @@ program
   .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread when requests queue up (0: none; auto: none when the comb verifier is built, whose own thread then checks known signers' signatures, else one per core beyond the first, at most 4)", "auto")
   .option("--edge-limit <n>", "network-edge limit: /v2 REST requests per source IP per 60 s fixed window, then HTTP 429 with no body (0: no limit; /admin and /health are exempt)", String(DEFAULT_EDGE_LIMIT.requestsPerWindow))
   .option("--slow-consumer-bytes <n>", "unsent bytes a streaming (/ws) connection may hold before it is closed with 1013 as a slow consumer", String(SLOW_CONSUMER_BYTES_DEFAULT))
-  .option("--exec-slow-consumer-bytes <n>", "unsent answer bytes an order-entry (/exec) connection may hold before it is closed with 1013 as a slow consumer (at least the largest frame, 1 MiB)", String(EXEC_SLOW_CONSUMER_BYTES_DEFAULT))
+  .option("--exec-slow-consumer-bytes <n>", "unsent answer bytes an order-entry (/exec) connection may hold before it is closed with 1013 as a slow consumer (at least the largest frame, 65 KiB)", String(EXEC_SLOW_CONSUMER_BYTES_DEFAULT))
   // No commander default: the server checks the connection limit against the WebSocket limit only when one is given (serve.ts).
   .option("--websockets-per-ip <n>", `open WebSocket connections (/ws and /exec together) per source IP; an upgrade beyond it is answered HTTP 429 (default: "${WEBSOCKETS_PER_IP_MAX}")`)
   .option("--connections-per-ip <n>", "open TCP connections per source IP, HTTP and WebSocket alike (at least --websockets-per-ip); one beyond it is closed unanswered", String(CONNECTIONS_PER_IP_MAX))

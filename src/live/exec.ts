@@ -3,7 +3,7 @@
  * requests answered by `{type, id, ok, payload | error}`, bodies identical
  * to REST; `ping` answered by `pong` with the id echoed; framing errors in
  * the top-level `{type: "error", id?, error}` envelope. The connection always
- * stays open (for frames within EXEC_FRAME_BYTES_MAX, 1 MiB: a larger frame
+ * stays open (for frames within EXEC_FRAME_BYTES_MAX, 65 KiB: a larger frame
  * is closed with 1009 by the WebSocket layer, see there; so is a text frame
  * that is not valid UTF-8, with 1007, as RFC 6455 8.1 requires), and one
  * connection may carry many signers. Binary frames are read as UTF-8 text,
@@ -74,6 +74,7 @@ import { parseExecFrame } from "./exec-framing.ts";
 import { frameText, JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { CLOSE_SLOW_CONSUMER, isSlowConsumer, SLOW_CONSUMER_REASON, watchLiveness } from "./liveness.ts";
 import type { LiveContext, SocketSurface } from "./server.ts";
+import { REST_BODY_LIMIT_BYTES } from "./rest.ts";
 import { SignerPool } from "./signer-pool.ts";
 
 /**
@@ -86,9 +87,14 @@ import { SignerPool } from "./signer-pool.ts";
 export const PROTOCOL_PING_MS = 30_000;
 
 /**
- * Largest client frame accepted on /exec: 1 MiB (an order-entry request is
- * well under 1 KiB). A frame up to this size is read and, if it is not a
- * valid envelope, answered with a framing error (MALFORMED_JSON) on a
+ * Largest client frame accepted on /exec: the largest REST body,
+ * REST_BODY_LIMIT_BYTES (64 KiB), and 1 KiB for the envelope around it
+ * (type, id), since a request body is the same on both transports (spec
+ * 4.2); an order-entry request is well under 1 KiB. The bound also bounds
+ * the work a frame costs before it is refused: JSON.parse of a frame of
+ * 90,000 one-digit members took ~110-180 ms of the main thread at the
+ * former 1 MiB, against ~3.5 ms at this size. A frame up to this size is
+ * read and, if it is not a valid envelope, answered with a framing error (MALFORMED_JSON) on a
  * connection that stays open (spec 7.4). A larger frame is never read: `ws`
  * closes the connection with 1009 (Message Too Big), the WebSocket
  * protocol's own answer to a frame an endpoint will not take (RFC 6455
@@ -99,17 +105,19 @@ export const PROTOCOL_PING_MS = 30_000;
  * frames within this limit. test/conformance/exec-paths.test.ts pins both
  * sides of the boundary.
  */
-export const EXEC_FRAME_BYTES_MAX = 1024 * 1024;
+export const EXEC_FRAME_BYTES_MAX = REST_BODY_LIMIT_BYTES + 1024;
 
 /**
  * Unsent bytes on an /exec connection before it is closed with 1013 as a
- * slow consumer (see the module comment). Twice the largest frame: one
- * answer can be about as large as the frame it answers (the id is echoed),
- * so a client that reads is not cut by one large answer in the socket's
- * buffer; what the server holds per connection stays within this plus one
- * frame.
+ * slow consumer (see the module comment): 2 MiB. At least the largest
+ * frame, since one answer can be about as large as the frame it answers
+ * (the id is echoed), so a client that reads is not cut by one large answer
+ * in the socket's buffer. The backlog is checked after each write, and a
+ * batch of answers is one write of at most WRITE_EVERY answers, so what the
+ * server holds per connection stays within this plus WRITE_EVERY answers
+ * (each about the size of its request's frame, EXEC_FRAME_BYTES_MAX at most).
  */
-export const EXEC_SLOW_CONSUMER_BYTES_DEFAULT = 2 * EXEC_FRAME_BYTES_MAX;
+export const EXEC_SLOW_CONSUMER_BYTES_DEFAULT = 2 * 1024 * 1024;
 
 export interface ExecSurfaceOptions {
   /**
@@ -250,7 +258,7 @@ function rawStreamOf(socket: WebSocket): Duplex | undefined {
 const OFFLOAD_BACKLOG = 4;
 
 /** Requests handled between two writes of the answers (a write per connection per WRITE_EVERY answers at most). */
-const WRITE_EVERY = 8;
+export const WRITE_EVERY = 8;
 
 /** Ends a batch of answers: uncorks its connections (one write each), then checks each one's backlog. */
 function endBatch(batched: Connection[]): void {

@@ -33,6 +33,7 @@ import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { EXEC_FRAME_BYTES_MAX } from "../../src/live/exec.ts";
 import { canBind } from "../conformance/helpers/sockets.ts";
 import { createClient, type Client } from "../../src/client/client.ts";
 import { RequestFailedError } from "../../src/client/errors.ts";
@@ -402,7 +403,7 @@ describe("validation and help", () => {
     ["edgeLimit", "lots", '--edge-limit "lots" must be a whole number of requests per 60 s window (0: no limit)'],
     ["slowConsumerBytes", "-5", '--slow-consumer-bytes "-5" must be an integer of at least 0'],
     ["slowConsumerBytes", "64k", '--slow-consumer-bytes "64k" must be an integer of at least 0'],
-    ["execSlowConsumerBytes", "1000", '--exec-slow-consumer-bytes "1000" must be an integer of at least 1048576'],
+    ["execSlowConsumerBytes", "1000", `--exec-slow-consumer-bytes "1000" must be an integer of at least ${EXEC_FRAME_BYTES_MAX}`],
     ["execSlowConsumerBytes", "2m", '--exec-slow-consumer-bytes "2m"'],
     ["port", "65536", '--port "65536" is out of range: it must be an integer within [0, 65535]'],
     ["speed", "1e400", '--speed "1e400" must be a positive number of at most 1000000'],

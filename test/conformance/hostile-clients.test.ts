@@ -1219,7 +1219,7 @@ describe("6. raw HTTP request lines", () => {
 
 describe("a text frame that is not UTF-8", () => {
   // RFC 6455 8.1: an endpoint that finds a text frame is not UTF-8 MUST fail the connection; ws does (1007). exec.ts
-  // documents it beside 1009 (a frame over 1 MiB) as the protocol-level exceptions to "the connection always stays open".
+  // documents it beside 1009 (a frame over EXEC_FRAME_BYTES_MAX) as the protocol-level exceptions to "the connection always stays open".
   for (const surface of ["exec", "stream"] as const) {
     it(`/${surface === "exec" ? "exec" : "ws"}: closed with 1007, and a new connection is served`, async () => {
       const url = w.running.urls[surface];

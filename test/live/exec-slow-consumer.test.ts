@@ -13,15 +13,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
-import { EXEC_FRAME_BYTES_MAX, EXEC_SLOW_CONSUMER_BYTES_DEFAULT } from "../../src/live/exec.ts";
+import { EXEC_FRAME_BYTES_MAX, EXEC_SLOW_CONSUMER_BYTES_DEFAULT, WRITE_EVERY } from "../../src/live/exec.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { START_MICROS } from "../exchange/gateway/harness.ts";
 
-/** Each frame's id: the answer echoes it, so every answer is about this large. */
-const ID_BYTES = 256 * 1024;
-/** 32 MiB of answers: far beyond what the kernel's socket buffers take on both sides. */
-const FRAMES = 128;
+/** Each frame's id: the answer echoes it, so every answer is about this large (a frame is at most EXEC_FRAME_BYTES_MAX, 65 KiB). */
+const ID_BYTES = 60 * 1024;
+/** 30 MiB of answers: far beyond what the kernel's socket buffers take on both sides. */
+const FRAMES = 512;
 
 let running: RunningServer;
 const clients: WebSocket[] = [];
@@ -111,7 +111,7 @@ describe("/exec slow consumer", () => {
     const { closed, received, maxUnsent } = await floodWithoutReading(requestFrame);
     expect(closed).toEqual({ code: 1013, reason: "slow consumer" });
     expect(received).toBeLessThan(FRAMES);
-    expect(maxUnsent).toBeLessThanOrEqual(EXEC_SLOW_CONSUMER_BYTES_DEFAULT + EXEC_FRAME_BYTES_MAX);
+    expect(maxUnsent).toBeLessThanOrEqual(EXEC_SLOW_CONSUMER_BYTES_DEFAULT + WRITE_EVERY * EXEC_FRAME_BYTES_MAX);
     // Every request read before the client saw the close was handled (spec 4.3: verify through REST).
     await until(() => running.context.driver.inputsHandled === inputs + FRAMES, 10_000, "every request to be handled");
     await until(() => running.server.surfaces.exec.connectionCount === 0, 5_000, "the connection to be gone");
@@ -121,7 +121,7 @@ describe("/exec slow consumer", () => {
     const { closed, received, maxUnsent } = await floodWithoutReading(pingFrame);
     expect(closed).toEqual({ code: 1013, reason: "slow consumer" });
     expect(received).toBeLessThan(FRAMES);
-    expect(maxUnsent).toBeLessThanOrEqual(EXEC_SLOW_CONSUMER_BYTES_DEFAULT + EXEC_FRAME_BYTES_MAX);
+    expect(maxUnsent).toBeLessThanOrEqual(EXEC_SLOW_CONSUMER_BYTES_DEFAULT + WRITE_EVERY * EXEC_FRAME_BYTES_MAX);
     await until(() => running.server.surfaces.exec.connectionCount === 0, 5_000, "the connection to be gone");
   }, 60_000);
 
