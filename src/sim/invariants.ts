@@ -23,6 +23,8 @@
  * - Ledger replay (output-invariants.ts): each account's balances equal
  *   the replay of its Transfer entries, each entry's netDepositsAfter the
  *   running sum of its deposits, withdrawals and transfers.
+ * - Exposure mirrors (output-invariants.ts): the risk layer's pending
+ *   matches are the fills in flight, its resting orders the engine's.
  * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution);
  *   funding paid by longs = received by shorts, less socialized losses; the
  *   accounts' running margin sums; after a liquidation step (a block's, for
@@ -43,7 +45,7 @@ import type { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { conservation } from "../risk/audit.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
-import { LedgerReplay } from "./output-invariants.ts";
+import { checkPendingMatches, checkRestingOrders, LedgerReplay } from "./output-invariants.ts";
 import { AccountSums, checkFeeParts, checkFunding, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
@@ -69,10 +71,12 @@ export interface InvariantStats {
   executionFillChecks: number;
   /** Transfer entries replayed into the balances they must add up to (output-invariants.ts). */
   transfersReplayed: number;
+  /** Resting orders compared with the risk layer's count of them (output-invariants.ts), summed over state checks. */
+  restingOrdersCompared: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -241,6 +245,8 @@ export class ExchangeInvariants {
     this.stats.accountSumAudits += this.accountSums.check(state);
     this.checkReplay();
     this.ledger.check();
+    checkPendingMatches(state, this.openFills);
+    this.stats.restingOrdersCompared += checkRestingOrders(state, exchange.engine);
     exchange.engine.checkInvariants();
     this.stats.stateChecks++;
   }

@@ -12,9 +12,15 @@
  *   Per entry: one decimal parse (two for a net-deposit entry); per block:
  *   O(accounts x assets). Catches an entry lost, a wrong amount text, or a
  *   balance moved outside `book`.
+ * - Exposure mirrors (checkPendingMatches, checkRestingOrders, per block,
+ *   O(pending + resting orders)): the risk layer's pending matches are
+ *   exactly the fills not yet settled or busted, and its resting orders
+ *   exactly the engine's, with the same account, side, remaining quantity
+ *   and price. Catches a bust or cancel the risk layer was not told of.
  */
 import { InvariantError } from "../core/assert.ts";
 import { E18, formatE18, toE18 } from "../core/decimal.ts";
+import type { Engine } from "../engine/engine.ts";
 import type { RiskState } from "../risk/state.ts";
 import type { Transfer } from "../spec/account.ts";
 
@@ -94,4 +100,57 @@ function mismatch(accountId: number, asset: string, held: bigint, replayed: bigi
   return new InvariantError(
     `ledger replay: account ${accountId} holds ${formatE18(held / E18)} ${asset} but its transfer entries sum to ${formatE18(replayed / E18)}: every balance change is one Transfer entry`,
   );
+}
+
+/**
+ * The risk layer's exposure that is not settled state mirrors the engine
+ * and the chain (checked per block, O(pending + resting)):
+ * - pending matches: exactly the fills not yet settled or busted
+ *   (`openFills`, from the order rows and the execution and bust records):
+ *   one left behind keeps counting in the effective view and in
+ *   admission forever;
+ * - resting orders: exactly the orders resting in the engine's books, each
+ *   with its account, side, remaining quantity and price: one left behind
+ *   (a cancel or fill the mirror missed) holds margin (perp) or balance
+ *   (spot) for an order that is gone.
+ */
+export function checkPendingMatches(state: RiskState, openFills: ReadonlySet<string>): void {
+  for (const fillId of state.pending.keys()) {
+    if (!openFills.has(fillId)) throw new InvariantError(`fill ${fillId} still counts as a pending match in the risk layer, but it was settled or busted (or never reported): a settled or busted match releases its exposure`);
+  }
+  if (state.pending.size !== openFills.size) {
+    for (const fillId of openFills) {
+      if (!state.pending.has(fillId)) throw new InvariantError(`fill ${fillId} is waiting for its block but does not count as a pending match in the risk layer`);
+    }
+  }
+}
+
+export function checkRestingOrders(state: RiskState, engine: Engine): number {
+  let resting = 0;
+  for (const market of engine.markets) {
+    const config = (state.perps.get(market.marketId) ?? state.spots.get(market.marketId))?.config;
+    if (config === undefined) throw new InvariantError(`market ${market.symbol} of the engine is unknown to the risk layer`);
+    for (const side of [market.book.bids, market.book.asks]) {
+      for (let depth = 0; depth < side.levelCount; depth++) {
+        for (let order = side.levelFromBest(depth)!.head; order !== null; order = order.next) {
+          resting++;
+          const counted = state.resting.get(order.orderId);
+          const what = `order ${order.orderId} (account ${order.accountId}, ${market.symbol} ${order.isBuy ? "B" : "A"} ${order.remainingLots} lots at ${order.priceTicks} ticks) rests in the book`;
+          if (counted === undefined) throw new InvariantError(`${what} but the risk layer does not count it as resting`);
+          if (counted.account.id !== order.accountId || counted.marketId !== market.marketId || counted.side !== (order.isBuy ? "B" : "A") || counted.qty !== BigInt(order.remainingLots) * config.step || counted.price !== BigInt(order.priceTicks) * config.tick) {
+            throw new InvariantError(`${what} but the risk layer counts it as account ${counted.account.id}, market ${counted.marketId}, ${counted.side} ${formatE18(counted.qty)} at ${formatE18(counted.price)}`);
+          }
+        }
+      }
+    }
+  }
+  if (state.resting.size !== resting) {
+    for (const counted of state.resting.values()) {
+      const order = engine.peekOrder(counted.orderId);
+      if (order === undefined || order.level === null) {
+        throw new InvariantError(`the risk layer counts order ${counted.orderId} (account ${counted.account.id}, ${counted.side} ${formatE18(counted.qty)}) as resting, but it is not in the book (${order === undefined ? "it ended" : "not resting"}): its margin or balance stays held`);
+      }
+    }
+  }
+  return resting;
 }

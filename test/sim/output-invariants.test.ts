@@ -82,3 +82,49 @@ describe("ledger replay: balances = the sum of their Transfer entries", () => {
     );
   });
 });
+
+/** Breaks the state, expects the flow's checker to throw at a state check, and restores it whatever happened. */
+function corrupted(breakIt: () => () => void, message: RegExp): void {
+  const restore = breakIt();
+  try {
+    expectBroken(() => invariants.checkState(), message);
+  } finally {
+    restore();
+  }
+  expect(() => invariants.checkState()).not.toThrow();
+}
+
+describe("exposure mirrors: pending matches and resting orders", () => {
+  const state = () => exchange.risk.state;
+
+  it("compared resting orders at every block", () => {
+    expect(invariants.stats.restingOrdersCompared).toBeGreaterThan(invariants.stats.blocksChecked);
+  });
+
+  it("throws when a match settled or busted still counts as pending (a bust that did not release it)", () => {
+    corrupted(() => {
+      state().pending.set("424242", { fillId: "424242" } as never);
+      return () => state().pending.delete("424242");
+    }, /fill 424242 still counts as a pending match in the risk layer, but it was settled or busted \(or never reported\)/);
+  });
+
+  it("throws when an order in the book is not counted as resting, or counted with another quantity", () => {
+    const [orderId, counted] = [...state().resting.values()].map((resting) => [resting.orderId, resting] as const)[0]!;
+    corrupted(() => {
+      state().resting.delete(orderId);
+      return () => state().resting.set(orderId, counted);
+    }, new RegExp(`order ${orderId} \\(account \\d+, [A-Z]+ [AB] \\d+ lots at \\d+ ticks\\) rests in the book but the risk layer does not count it as resting`));
+    corrupted(() => {
+      counted.qty += 1n;
+      return () => (counted.qty -= 1n);
+    }, new RegExp(`order ${orderId} .* rests in the book but the risk layer counts it as account`));
+  });
+
+  it("throws when the risk layer counts an order that left the book (a lost cancel)", () => {
+    const counted = [...state().resting.values()][0]!;
+    corrupted(() => {
+      state().resting.set("77777777", { ...counted, orderId: "77777777" });
+      return () => state().resting.delete("77777777");
+    }, /the risk layer counts order 77777777 \(account \d+, [AB] [0-9.]+\) as resting, but it is not in the book \(it ended\)/);
+  });
+});
