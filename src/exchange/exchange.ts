@@ -401,11 +401,17 @@ export class Exchange {
     this.publishCreditedBalances(applied.ledger, accountIds);
   }
 
-  private publishBust(record: ExecutionBust, _match: PendingMatch): void {
+  private publishBust(record: ExecutionBust, match: PendingMatch): void {
     this.takerOfFill.delete(record.fillId);
     const accountIds = [record.takerAccountId, record.makerAccountId];
     this.busts.add(record.symbol, accountIds, record);
     this.emit({ kind: "bust", symbol: record.symbol, wallets: this.walletsOf(accountIds), record });
+    // A bust moves no settled position, but it does move the one the engine sizes stops by (settled plus pending):
+    // the engine follows it as after an execution (a stop whose position is gone is cancelled POSITION_CLOSED).
+    if (match.market.kind === "perp") {
+      const atMicros = this.now();
+      for (const accountId of accountIds) this.engine.positionChanged({ atMicros, accountId, marketId: match.market.marketId });
+    }
   }
 
   private afterBlock(block: BlockInfo): void {
