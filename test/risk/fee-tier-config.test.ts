@@ -6,6 +6,7 @@
  * REGULAR tiers with one volume30d (two default tiers at 0, in particular)
  * are refused: the REGULAR tier of a 30-day volume must be one tier.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FeeTierInput } from "../../src/risk/config.ts";
 import { RiskEngine } from "../../src/risk/risk.ts";
@@ -70,5 +71,25 @@ describe("fee tiers", () => {
       { tierId: 9, takerFee: "0.0002", makerFee: "0", volume30d: "0", tierType: "VIP" },
     ]);
     expect(vips.feeTierParameters().map((tier) => tier.tierId)).toEqual([1, 8, 9]);
+  });
+});
+
+describe("the canonical fee tier order", () => {
+  it("does not depend on the order the configuration lists the tiers in (seeded permutations)", () => {
+    const tiers: FeeTierInput[] = [
+      { tierId: 1, takerFee: "0.0004", makerFee: "0", volume30d: "0", tierType: "REGULAR" },
+      { tierId: 2, takerFee: "0.00035", makerFee: "0", volume30d: "1000000", tierType: "REGULAR" },
+      { tierId: 3, takerFee: "0.0003", makerFee: "0", volume30d: "10000000", tierType: "REGULAR" },
+      { tierId: 7, takerFee: "0.00025", makerFee: "0", volume30d: "0", tierType: "VIP" },
+      { tierId: 10, takerFee: "0.0002", makerFee: "0", volume30d: "0", tierType: "VIP" },
+      { tierId: 5, takerFee: "0.0001", makerFee: "0", volume30d: "500", tierType: "VIP" },
+    ];
+    const expected = [1, 2, 3, 7, 10, 5];
+    fc.assert(
+      fc.property(fc.shuffledSubarray(tiers, { minLength: tiers.length, maxLength: tiers.length }), (listed) => {
+        expect(engine(listed).feeTierParameters().map((tier) => tier.tierId)).toEqual(expected);
+      }),
+      { seed: 42, numRuns: 100 },
+    );
   });
 });
