@@ -201,7 +201,7 @@ export async function renderReportHtml(summary: RunSummary, series: RunSeries, o
     ["blocks", `${formatNumber(t.blocks, 0)} (${formatNumber(t.settledMatches, 0)} matches settled, ${formatNumber(t.bustedMatches, 0)} busted)`],
     ["totals", `${formatNumber(t.trades, 0)} trades, volume ${formatNumber(t.volume)} ${summary.settlementAsset}, fees ${formatNumber(t.fees)}, ${t.liquidations} liquidations, ${t.adl} ADL, ${t.busts} busts`],
   ];
-  const detailHeader = ["agent", "account", "taker", "maker", "orders", "fees", "penalties", "equity start", "equity end", "net PnL", "other PnL", "max DD %", "liq fills", "ADL fills", "busts"];
+  const detailHeader = ["agent", "account", "taker", "maker", "orders", "fees", "penalties", "accrued funding", "equity start", "equity end", "net PnL", "other PnL", "max DD %", "liq fills", "ADL fills", "busts"];
   const detailRows = summary.agents.map((a) => [
     a.name,
     String(a.accountId),
@@ -210,6 +210,7 @@ export async function renderReportHtml(summary: RunSummary, series: RunSeries, o
     formatNumber(a.orders, 0),
     formatNumber(a.fees, 4),
     formatNumber(a.penalties),
+    formatNumber(a.unrealizedFunding),
     formatNumber(a.equityStart),
     formatNumber(a.equityEnd),
     formatNumber(a.netPnl),
@@ -236,7 +237,7 @@ ${facts.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).jo
 <h2>Agents</h2>
 ${htmlTable(AGENT_COLUMNS, agentRows(summary))}
 ${htmlTable(detailHeader, detailRows)}
-<p class="note">Money in ${escapeHtml(summary.settlementAsset)}${summary.exact ? " (exact sums)" : " (some values converted at an index price)"}. Net PnL = equity change net of deposits and withdrawals; other PnL = net PnL minus (realized - fees - penalties + change in unrealized): spot trading, spot inventory revaluation and referral or pool fee credits received. Fill ratio: settled filled over ordered quantity, weighted by limit price (a busted match does not count as filled).</p>
+<p class="note">Money in ${escapeHtml(summary.settlementAsset)}${summary.exact ? " (exact sums)" : " (some values converted at an index price)"}. Net PnL = equity change net of deposits and withdrawals; other PnL = net PnL minus (realized - fees - penalties + change in unrealized): spot trading, spot inventory revaluation and referral or pool fee credits received. Funding paid and received are realized funding; accrued funding is what open positions owe (negative) or are owed at the end, part of unrealized PnL. Fill ratio: settled filled over ordered quantity, weighted by limit price (a busted match does not count as filled).</p>
 <h2>Markets</h2>
 ${htmlTable(MARKET_COLUMNS, marketRows(summary))}
 ${figures.join("\n")}

@@ -23,6 +23,10 @@
  *   charged to it (positive = paid), exact;
  * - unrealizedPnl: at the last sample, sum over perp positions of
  *   qty x (mark - entry) + unrealized funding (float, see record/sampler.ts);
+ *   unrealizedFunding: that funding alone, accrued on the open positions
+ *   and not yet realized (negative = owed), which fundingPaid and
+ *   fundingReceived leave out (a long held through a funding squeeze pays
+ *   it all there);
  * - equityStart, equityEnd: mark-to-market equity (record/sampler.ts) at
  *   the first and last samples; netPnl = equityEnd - equityStart - flows,
  *   where flows are deposits, withdrawals and transfers during the run
@@ -92,6 +96,8 @@ export interface AgentSummary {
   readonly realizedPnl: string;
   readonly penalties: string;
   readonly unrealizedPnl: number | null;
+  /** The funding part of unrealizedPnl: accrued on open positions at the last sample, not yet realized (negative = owed). */
+  readonly unrealizedFunding: number | null;
   readonly equityStart: number | null;
   readonly equityEnd: number | null;
   readonly flows: number;
@@ -642,6 +648,7 @@ export class RunSummaryObserver implements RunObserver {
       realizedPnl: formatScaled(totals.realized, SCALE_18),
       penalties: formatScaled(totals.penalties, SCALE_18),
       unrealizedPnl: finite(unrealized),
+      unrealizedFunding: last === undefined ? null : finite(last.unrealizedFunding),
       equityStart: finite(equityStart),
       equityEnd: finite(equityEnd),
       flows: totals.flows,

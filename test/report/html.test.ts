@@ -73,6 +73,7 @@ const summary: RunSummary = {
       realizedPnl: "12.5",
       penalties: "0",
       unrealizedPnl: -3.5,
+      unrealizedFunding: -0.5,
       equityStart: 100_000,
       equityEnd: 100_007.75,
       flows: 0,

@@ -178,6 +178,26 @@ describe("RunSummaryObserver", () => {
     expect(gambler.fillRatio).toBe(1);
   });
 
+  it("shows the funding accrued on open positions at the end, which the realized funding columns leave out", () => {
+    // The Exchange's own figures at the end: units x (funding value of its side - avgEntryFundingValue) per position.
+    const setup = capture.setup!;
+    const end = setup.world.now();
+    const values = new Map(setup.world.exchange.risk.marketSummaries(end).map((m) => [m.symbol, m]));
+    let holders = 0;
+    for (const agent of summary.agents) {
+      const wallet = setup.agents.find((a) => a.accountId === agent.accountId)!.wallet;
+      let accrued = new Dec(0);
+      for (const p of setup.world.queries.positions(wallet)) {
+        if (p.accountId !== agent.accountId || new Dec(p.qty).isZero()) continue;
+        const m = values.get(p.symbol)!;
+        accrued = accrued.plus(new Dec(p.qty).times(new Dec(p.side === "B" ? m.longFundingValue : m.shortFundingValue).minus(p.avgEntryFundingValue)));
+        holders++;
+      }
+      expect(agent.unrealizedFunding, agent.name).toBeCloseTo(accrued.toNumber(), 9);
+    }
+    expect(holders).toBeGreaterThan(0);
+  });
+
   it("writes JSON that round-trips, and a table that names every agent and market", () => {
     expect(JSON.parse(summaryJson(summary))).toEqual(JSON.parse(JSON.stringify(summary)));
     const table = formatSummaryTable(summary);
