@@ -25,7 +25,10 @@
  *   running sum of its deposits, withdrawals and transfers.
  * - Exposure mirrors (output-invariants.ts): the risk layer's pending
  *   matches are the fills in flight, its resting orders the engine's.
- * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution);
+ * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution),
+ *   and the fee is qty x price x a tier's taker rate (every ORDER_MATCH);
+ *   the funding rate follows (mark - index) / index within its cap (after
+ *   every checked summary tick);
  *   funding paid by longs = received by shorts, less socialized losses; the
  *   accounts' running margin sums; after a liquidation step (a block's, for
  *   the accounts of its executions; the summary tick's, for every holder of
@@ -46,7 +49,7 @@ import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { conservation } from "../risk/audit.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
 import { checkPendingMatches, checkRestingOrders, LedgerReplay } from "./output-invariants.ts";
-import { AccountSums, checkFeeParts, checkFunding, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, SettledAccounts } from "./risk-invariants.ts";
+import { AccountSums, checkFeeParts, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
   blocksChecked: number;
@@ -73,10 +76,12 @@ export interface InvariantStats {
   transfersReplayed: number;
   /** Resting orders compared with the risk layer's count of them (output-invariants.ts), summed over state checks. */
   restingOrdersCompared: number;
+  /** Markets whose funding rate was checked against their mark and index after a summary tick (risk-invariants.ts). */
+  fundingRateChecks: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -88,6 +93,7 @@ export class ExchangeInvariants {
   private readonly accountSums = new AccountSums();
   private readonly settled: SettledAccounts;
   private readonly ledger: LedgerReplay;
+  private readonly feeRates: FeeRates;
   /** Accounts of the executions at `touchedAtMicros` (what a block's liquidation step looked at). */
   private readonly touched = new Set<number>();
   private touchedAtMicros = -1;
@@ -98,6 +104,7 @@ export class ExchangeInvariants {
   constructor(private readonly exchange: Exchange, private readonly options: { everyBlocks?: number } = {}) {
     this.settled = new SettledAccounts(exchange.risk.state);
     this.ledger = new LedgerReplay(exchange.risk.state);
+    this.feeRates = new FeeRates(exchange.risk.state);
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
   }
 
@@ -137,6 +144,7 @@ export class ExchangeInvariants {
         this.move(record.takerAccountId, record.symbol, takerDelta);
         if (record.makerAccountId !== undefined) this.move(record.makerAccountId, record.symbol, -takerDelta);
         checkFeeParts(record);
+        this.feeRates.check(record);
         this.stats.feeChecks++;
         this.stats.executionFillChecks += this.orders.checkExecution(record);
         this.settled.changed(record.takerAccountId);
@@ -192,6 +200,7 @@ export class ExchangeInvariants {
           this.lastTickCheck = this.stats.blocksChecked;
           checkLiquidationTick(this.exchange.risk.state, this.exchange.now());
           this.stats.liquidationTicks++;
+          this.stats.fundingRateChecks += checkFundingRates(this.exchange.risk.state, this.exchange.now());
         }
         break;
       default:

@@ -7,6 +7,10 @@
  * - Fee v3: protocolFeeCredit + referrerFeeCredit + takerRebateCredit +
  *   poolFeeCredit = takerFee exactly on an ORDER_MATCH; LIQUIDATION, ADL and
  *   MARKET_CLOSE carry takerFee 0 and no fee parts.
+ * - Fee amount (FeeRates): the takerFee of a perp ORDER_MATCH is qty x
+ *   price x the takerRate of one of the configured fee tiers, rounded
+ *   half-even to the settlement asset's decimals (fees.ts): the split
+ *   check above cannot see a fee computed on the wrong base.
  * - A bust changes nothing: the settled balances and positions of its two
  *   accounts are what they were at the last output that published a change
  *   of them (SettledAccounts below).
@@ -16,6 +20,12 @@
  *   settled long and short each equal to the sum over positions.
  * - Funding: open funding claims + funding realized = -socialized, so what
  *   longs pay equals what shorts receive until a loss is socialized.
+ * - Funding rate (checkFundingRates, after the summary tick's mark
+ *   refresh): in every market with fresh prices the rate is
+ *   (mark - index) / index clamped to +-fundingRateCap, to half a unit of
+ *   its 18th digit, written as rate x index ~ (mark - index) rather than
+ *   with funding.ts's own function: longs pay when the mark is above the
+ *   index.
  * - Each account's running margin sums equal the sums recomputed from its
  *   positions (audit.auditAccountSums).
  * - After a liquidation step, no account but the pool that the step looked
@@ -26,6 +36,7 @@
 import { InvariantError } from "../core/assert.ts";
 import { formatE18, toE18 } from "../core/decimal.ts";
 import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
+import { E18, roundMoneyRatio } from "../risk/fixed.ts";
 import { equitySettled, isLiquidatable } from "../risk/margin.ts";
 import { perpPricesFresh } from "../risk/prices.ts";
 import type { AccountState, RiskState } from "../risk/state.ts";
@@ -274,4 +285,46 @@ function describeChange(before: SettledView, after: SettledView): string {
     if (x !== y) changes.push(`${key} ${x} -> ${y}`);
   }
   return changes.join(", ");
+}
+
+/** The takerFee of each perp ORDER_MATCH against the configured tiers' taker rates (see the header). */
+export class FeeRates {
+  private readonly rates: readonly bigint[];
+
+  constructor(private readonly state: RiskState) {
+    this.rates = [...new Set(state.config.feeTiers.map((tier) => tier.takerRate))];
+  }
+
+  check(record: PerpExecution): void {
+    if (record.type !== "ORDER_MATCH") return;
+    const fee = toE18(record.takerFee, "takerFee") * E18;
+    const notional = toE18(record.qty, "qty") * toE18(record.price, "price");
+    const unit = this.state.settlement.config.unit;
+    for (const rate of this.rates) if (roundMoneyRatio(notional * rate, E18, unit) === fee) return;
+    throw new InvariantError(
+      `takerFee "${record.takerFee}" of fill ${record.fillId} (${record.qty} at ${record.price}) is not qty x price x the taker rate of any fee tier (${this.rates.map((rate) => formatE18(rate)).join(", ")}), rounded to the settlement asset's decimals`,
+    );
+  }
+}
+
+/** The funding rate of every open perp market with fresh prices against its mark and index (see the header). */
+export function checkFundingRates(state: RiskState, atMicros: number): number {
+  let checked = 0;
+  for (const market of state.perps.values()) {
+    const mark = market.mark;
+    const index = market.indexAsset.index?.price;
+    if (market.closed || mark === undefined || index === undefined || index <= 0n || !perpPricesFresh(state, market, atMicros)) continue;
+    checked++;
+    const rate = market.funding.rate;
+    const cap = market.config.fundingRateCap;
+    const premium = (mark - index) * E18; // rate x index, unclamped and unrounded
+    const expected = premium >= cap * index ? cap : premium <= -cap * index ? -cap : undefined;
+    const off = rate * index - premium;
+    if (expected === undefined ? 2n * (off < 0n ? -off : off) > index : rate !== expected) {
+      throw new InvariantError(
+        `funding rate of ${market.config.symbol} is ${formatE18(rate)} with mark ${formatE18(mark)} and index ${formatE18(index)}: the rate is (mark - index) / index clamped to +-${formatE18(cap)}`,
+      );
+    }
+  }
+  return checked;
 }

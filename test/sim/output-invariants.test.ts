@@ -11,14 +11,21 @@ import type { Exchange } from "../../src/exchange/exchange.ts";
 import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
 import { ExchangeInvariants } from "../../src/sim/invariants.ts";
 import { LedgerReplay } from "../../src/sim/output-invariants.ts";
+import { checkFundingRates, FeeRates } from "../../src/sim/risk-invariants.ts";
+import { toE18, formatE18 } from "../../src/core/decimal.ts";
+import type { PerpExecution } from "../../src/spec/execution.ts";
 import { runFlow } from "../exchange/flow.ts";
 
 let exchange: Exchange;
 let invariants: ExchangeInvariants;
+let orderMatch: PerpExecution | undefined;
 
 beforeAll(() => {
   const run = runFlow({ seed: 7, accounts: 8, durationMicros: 30_000_000, ordersPerSecond: 40 }, (created) => {
     invariants = new ExchangeInvariants(created);
+    created.subscribe((output) => {
+      if (output.kind === "perpExecution" && output.record.type === "ORDER_MATCH" && toE18(output.record.takerFee, "takerFee") > 0n) orderMatch ??= structuredClone(output.record);
+    });
   });
   exchange = run.exchange;
   exchange.advanceTo(exchange.now() + 5_000_000); // every match reaches its block
@@ -126,5 +133,44 @@ describe("exposure mirrors: pending matches and resting orders", () => {
       state().resting.set("77777777", { ...counted, orderId: "77777777" });
       return () => state().resting.delete("77777777");
     }, /the risk layer counts order 77777777 \(account \d+, [AB] [0-9.]+\) as resting, but it is not in the book \(it ended\)/);
+  });
+});
+
+describe("fee amount: qty x price x a tier's taker rate", () => {
+  it("checked every ORDER_MATCH of the flow, and passes the real record", () => {
+    expect(orderMatch).toBeDefined();
+    expect(() => new FeeRates(exchange.risk.state).check(orderMatch!)).not.toThrow();
+  });
+
+  it("throws on a fee on the wrong base (qty, not its notional) or off by one unit", () => {
+    const record = orderMatch!;
+    const rate = exchange.risk.state.config.feeTiers[0]!.takerRate;
+    const onQty = formatE18((toE18(record.qty, "qty") * rate) / 10n ** 18n);
+    const fees = new FeeRates(exchange.risk.state);
+    expectBroken(() => fees.check({ ...record, takerFee: onQty }), new RegExp(`takerFee "${onQty.replace(".", "\\.")}" of fill ${record.fillId} .* is not qty x price x the taker rate of any fee tier`));
+    const oneUnitMore = formatE18(toE18(record.takerFee, "takerFee") + 10n ** 12n);
+    expectBroken(() => fees.check({ ...record, takerFee: oneUnitMore }), /is not qty x price x the taker rate of any fee tier/);
+  });
+});
+
+describe("funding rate: (mark - index) / index within the cap", () => {
+  it("checked the markets at the summary ticks, and holds at the end", () => {
+    expect(invariants.stats.fundingRateChecks).toBeGreaterThan(invariants.stats.liquidationTicks);
+    expect(checkFundingRates(exchange.risk.state, exchange.now())).toBeGreaterThan(0);
+  });
+
+  it("throws on a rate of the wrong sign, or beyond the cap", () => {
+    const market = [...exchange.risk.state.perps.values()].find((candidate) => candidate.funding.rate !== 0n)!;
+    const rate = market.funding.rate;
+    const check = () => checkFundingRates(exchange.risk.state, exchange.now());
+    for (const wrong of [-rate, market.config.fundingRateCap + 1n]) {
+      market.funding.rate = wrong;
+      try {
+        expectBroken(check, new RegExp(`funding rate of ${market.config.symbol} is -?[0-9.]+ with mark [0-9.]+ and index [0-9.]+: the rate is \\(mark - index\\) / index clamped`));
+      } finally {
+        market.funding.rate = rate;
+      }
+    }
+    expect(check).not.toThrow();
   });
 });
