@@ -42,7 +42,7 @@ import type { AdminAction, ExchangeInput, FaultAction, PriceInput } from "./inpu
 import type { ExchangeOutput, OutputListener } from "./outputs.ts";
 import { OwnerIds } from "./owners.ts";
 import { RecordIndex } from "./read-models.ts";
-import { injectedBustReason, perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
+import { perpExecutionRecord, SettlementDesk, spotExecutionRecord, type PendingMatch } from "./settlement-desk.ts";
 import { walletSettingsProblem } from "./wallet-settings.ts";
 
 export interface ExchangeOptions {
@@ -726,7 +726,7 @@ export class Exchange {
     const ms = (durationMs: number) => durationMs * MICROS_PER_MILLI;
     switch (fault.fault) {
       case "bustNext":
-        this.chain.bustNext(fault.count, (match) => injectedBustReason(fault.reasonName, match));
+        this.chain.bustNext(fault.count, (match) => this.desk.injectedBustReason(fault.reasonName, match));
         break;
       case "bustProbability":
         this.chain.setBustProbability(fault.probability);

@@ -143,6 +143,19 @@ export class SettlementDesk implements SettlementHandler<PendingMatch> {
     this.events.afterBlock(block);
   }
 
+  /** The reason an injected bust of `reasonName` gives this match (injectedBustReason, with the asset its taker pays with). */
+  injectedBustReason(reasonName: string, match: PendingMatch): BustReason {
+    return injectedBustReason(reasonName, match, this.paidAsset(match));
+  }
+
+  /** The asset the match's taker pays with: the settlement asset on a perp; on a spot market the quote when it buys, the base when it sells. */
+  private paidAsset(match: PendingMatch): string {
+    const state = this.risk.state;
+    const spot = state.spots.get(match.fill.marketId);
+    if (spot === undefined) return state.config.settlementAsset;
+    return match.fill.takerSide === "B" ? spot.quote.config.symbol : spot.base.config.symbol;
+  }
+
   private release(fillId: string): void {
     this.forget(fillId);
     this.risk.releasePending(fillId);
@@ -280,16 +293,18 @@ export type { LedgerEntry };
 /**
  * The reason an injected bust (the bustNext fault) gives a match: a known
  * contract error gets its typed fields from the match (the figures of a
- * fault are zero: nothing was actually short), DecodedReason and
- * UnknownReason a message, any other name the unmodeled {reasonName, args}.
+ * fault are zero: nothing was actually short; InsufficientBalance names
+ * `paidAsset`, the asset the taker pays with, SettlementDesk.paidAsset),
+ * DecodedReason and UnknownReason a message, any other name the unmodeled
+ * {reasonName, args}.
  */
-export function injectedBustReason(reasonName: string, match: PendingMatch): BustReason {
+export function injectedBustReason(reasonName: string, match: PendingMatch, paidAsset: string): BustReason {
   const { fill, market } = match;
   switch (reasonName) {
     case "AccountBelowIM":
       return { reasonName, accountId: fill.takerAccountId, delta: "0", shortfall: "0" };
     case "InsufficientBalance":
-      return { reasonName, accountId: fill.takerAccountId, asset: "rUSD", required: "0", available: "0" };
+      return { reasonName, accountId: fill.takerAccountId, asset: paidAsset, required: "0", available: "0" };
     case "SignatureExpired":
       return { reasonName, accountId: fill.takerAccountId, deadline: match.takerDeadlineSec };
     case "MarketPaused":
