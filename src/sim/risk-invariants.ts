@@ -37,7 +37,7 @@ import { InvariantError } from "../core/assert.ts";
 import { formatE18, toE18 } from "../core/decimal.ts";
 import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
 import { E18, roundMoneyRatio } from "../risk/fixed.ts";
-import { equitySettled, isLiquidatable } from "../risk/margin.ts";
+import { equitySettled } from "../risk/margin.ts";
 import { perpPricesFresh } from "../risk/prices.ts";
 import type { AccountState, RiskState } from "../risk/state.ts";
 import type { PerpExecution } from "../spec/execution.ts";
@@ -175,7 +175,7 @@ export function checkLiquidationStep(state: RiskState, accountIds: Iterable<numb
     const account = state.accounts.get(accountId);
     if (account === undefined || accountId === state.config.poolAccountId) continue;
     checked++;
-    if (isLiquidatable(account, atMicros)) throw belowAfterStep(account, atMicros, step);
+    if (belowRequirement(account, atMicros)) throw belowAfterStep(account, atMicros, step);
   }
   return checked;
 }
@@ -193,10 +193,21 @@ export function checkLiquidationTick(state: RiskState, atMicros: number): number
     for (const [accountId, position] of market.holders) {
       if (accountId === pool || seen.has(accountId)) continue;
       seen.add(accountId);
-      if (isLiquidatable(position.account, atMicros)) throw belowAfterStep(position.account, atMicros, "the summary tick");
+      if (belowRequirement(position.account, atMicros)) throw belowAfterStep(position.account, atMicros, "the summary tick");
     }
   }
   return seen.size;
+}
+
+/**
+ * Settled margin balance below the settled liquidation requirement, with
+ * positions held: the definition (margin.ts header), written out here
+ * rather than through margin.isLiquidatable, the trigger the liquidation
+ * step itself uses, so that a wrong trigger (one that reads the effective
+ * requirement, say) does not pass its own check.
+ */
+function belowRequirement(account: AccountState, atMicros: number): boolean {
+  return account.lmS > 0n && equitySettled(account, atMicros) < account.lmS;
 }
 
 function belowAfterStep(account: AccountState, atMicros: number, step: string): InvariantError {
