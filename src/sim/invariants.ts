@@ -25,6 +25,10 @@
  *   running sum of its deposits, withdrawals and transfers.
  * - Exposure mirrors (output-invariants.ts): the risk layer's pending
  *   matches are the fills in flight, its resting orders the engine's.
+ * - Positions (output-invariants.ts): LIQUIDATION and MARKET_CLOSE close
+ *   their taker's position whole, ADL only reduces the one it names; each
+ *   perp execution is followed by a positions message for its wallets, and
+ *   a wallet's last message lists its settled positions.
  * - Risk (risk-invariants.ts): fee parts sum to takerFee (every execution),
  *   and the fee is qty x price x a tier's taker rate (every ORDER_MATCH);
  *   the funding rate follows (mark - index) / index within its cap (after
@@ -48,7 +52,7 @@ import type { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { conservation } from "../risk/audit.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
-import { checkPendingMatches, checkRestingOrders, LedgerReplay } from "./output-invariants.ts";
+import { checkForcedChange, checkPendingMatches, checkRestingOrders, LedgerReplay, PublishedPositions } from "./output-invariants.ts";
 import { AccountSums, checkFeeParts, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
@@ -78,17 +82,20 @@ export interface InvariantStats {
   restingOrdersCompared: number;
   /** Markets whose funding rate was checked against their mark and index after a summary tick (risk-invariants.ts). */
   fundingRateChecks: number;
+  /** Wallets whose last positions message was compared with their settled positions at a state check (output-invariants.ts). */
+  positionMessagesCompared: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0, positionMessagesCompared: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
   private readonly ended = new Map<string, "settled" | "busted">();
   private readonly lastSequence = { perp: 0, spot: 0, bust: 0 };
-  /** Signed settled position (10^18 fixed point) per "accountId/symbol", summed from the settled executions. */
-  private readonly replayed = new Map<string, bigint>();
+  /** Signed settled position (10^18 fixed point) per accountId, then symbol, summed from the settled executions. */
+  private readonly replayed = new Map<number, Map<string, bigint>>();
+  private readonly positionsPublished = new PublishedPositions();
   private readonly orders = new OrderLifecycleInvariants();
   private readonly accountSums = new AccountSums();
   private readonly settled: SettledAccounts;
@@ -141,8 +148,10 @@ export class ExchangeInvariants {
         if (record.type === "ORDER_MATCH") this.settle(record.fillId);
         const qty = toE18(record.qty, "qty");
         const takerDelta = record.side === "B" ? qty : -qty;
-        this.move(record.takerAccountId, record.symbol, takerDelta);
+        const takerBefore = this.move(record.takerAccountId, record.symbol, takerDelta);
+        if (record.type !== "ORDER_MATCH") checkForcedChange(record.type, record.fillId, record.takerAccountId, record.symbol, takerBefore, takerDelta);
         if (record.makerAccountId !== undefined) this.move(record.makerAccountId, record.symbol, -takerDelta);
+        this.positionsPublished.executed(output.wallets, record.fillId);
         checkFeeParts(record);
         this.feeRates.check(record);
         this.stats.feeChecks++;
@@ -178,6 +187,9 @@ export class ExchangeInvariants {
       }
       case "balances":
         for (const accountId of this.exchange.risk.accountsOf(output.wallet)) this.settled.changed(accountId);
+        break;
+      case "positions":
+        this.positionsPublished.published(output.wallet, output.positions);
         break;
       case "transfer":
         this.ledger.transfer(output.entry);
@@ -233,9 +245,16 @@ export class ExchangeInvariants {
     this.openFills.delete(fillId);
   }
 
-  private move(accountId: number, symbol: string, delta: bigint): void {
-    const key = `${accountId}/${symbol}`;
-    this.replayed.set(key, (this.replayed.get(key) ?? 0n) + delta);
+  /** Moves the replayed position; returns it as it was before. */
+  private move(accountId: number, symbol: string, delta: bigint): bigint {
+    let positions = this.replayed.get(accountId);
+    if (positions === undefined) {
+      positions = new Map();
+      this.replayed.set(accountId, positions);
+    }
+    const before = positions.get(symbol) ?? 0n;
+    positions.set(symbol, before + delta);
+    return before;
   }
 
   /** The expensive checks: run after every block (or every `everyBlocks`). */
@@ -253,6 +272,10 @@ export class ExchangeInvariants {
     checkFunding(state, now);
     this.stats.accountSumAudits += this.accountSums.check(state);
     this.checkReplay();
+    this.stats.positionMessagesCompared += this.positionsPublished.check(
+      (wallet) => exchange.risk.accountsOf(wallet),
+      (accountId) => this.replayed.get(accountId),
+    );
     this.ledger.check();
     checkPendingMatches(state, this.openFills);
     this.stats.restingOrdersCompared += checkRestingOrders(state, exchange.engine);
@@ -267,12 +290,20 @@ export class ExchangeInvariants {
         if (position.q !== 0n) actual.set(`${account.id}/${position.market.config.symbol}`, position.q);
       }
     }
-    for (const [key, replayed] of this.replayed) {
-      const held = actual.get(key) ?? 0n;
-      if (replayed !== held) assert(false, `position ${key} is ${held} but its settled executions sum to ${replayed} (10^18)`);
+    let replayedCount = 0;
+    for (const [accountId, positions] of this.replayed) {
+      for (const [symbol, replayed] of positions) {
+        const key = `${accountId}/${symbol}`;
+        const held = actual.get(key) ?? 0n;
+        if (replayed !== held) assert(false, `position ${key} is ${held} but its settled executions sum to ${replayed} (10^18)`);
+        if (replayed !== 0n) replayedCount++;
+      }
     }
-    for (const [key, held] of actual) {
-      if (!this.replayed.has(key)) assert(false, `position ${key} is ${held} (10^18) with no settled execution`);
+    if (replayedCount !== actual.size) {
+      for (const [key, held] of actual) {
+        const [accountId, symbol] = key.split("/") as [string, string];
+        if (this.replayed.get(Number(accountId))?.get(symbol) === undefined) assert(false, `position ${key} is ${held} (10^18) with no settled execution`);
+      }
     }
   }
 }

@@ -17,12 +17,19 @@
  *   exactly the fills not yet settled or busted, and its resting orders
  *   exactly the engine's, with the same account, side, remaining quantity
  *   and price. Catches a bust or cancel the risk layer was not told of.
+ * - Forced position changes (checkForcedChange, per execution): a
+ *   LIQUIDATION or MARKET_CLOSE closes its taker's position whole, an ADL
+ *   leg only reduces the position it names (an ADL that takes more than a
+ *   counterparty holds flips it, and balances OI, so nothing else sees it).
+ * - Published positions (PublishedPositions): after each perp execution a
+ *   positions message for each of its wallets, and at each block the last
+ *   message of a wallet equal to its settled positions.
  */
 import { InvariantError } from "../core/assert.ts";
 import { E18, formatE18, toE18 } from "../core/decimal.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { RiskState } from "../risk/state.ts";
-import type { Transfer } from "../spec/account.ts";
+import type { Position, Transfer } from "../spec/account.ts";
 
 /** The ledger types that move net deposits (collateral.ts NET_DEPOSIT_TYPES). */
 const NET_DEPOSIT_TYPES: ReadonlySet<string> = new Set(["DEPOSIT", "WITHDRAWAL", "TRANSFER_IN", "TRANSFER_OUT"]);
@@ -153,4 +160,85 @@ export function checkRestingOrders(state: RiskState, engine: Engine): number {
     }
   }
   return resting;
+}
+
+/**
+ * A position change an execution that comes from no order may make
+ * (LIQUIDATION, ADL, MARKET_CLOSE), for the account named as its taker:
+ * a LIQUIDATION or MARKET_CLOSE closes the account's position whole; an ADL
+ * leg only reduces the position of the account it names (the liquidated
+ * one's or a counterparty's), never opens, grows or flips it. `before` is
+ * the account's settled position before the execution and `delta` the
+ * signed change (10^18). The pool, a LIQUIDATION's maker, may take any side.
+ */
+export function checkForcedChange(type: string, fillId: string, accountId: number, symbol: string, before: bigint, delta: bigint): void {
+  const reduces = before !== 0n && before > 0n !== delta > 0n && (delta < 0n ? -delta : delta) <= (before < 0n ? -before : before);
+  if (!reduces) {
+    throw new InvariantError(
+      `${type} execution of fill ${fillId} moves account ${accountId}'s ${symbol} position from ${formatE18(before)} by ${formatE18(delta)}: a ${type} only reduces the position it names, never opens, grows or flips one`,
+    );
+  }
+  if (type !== "ADL" && before + delta !== 0n) {
+    throw new InvariantError(`${type} execution of fill ${fillId} leaves account ${accountId}'s ${symbol} position at ${formatE18(before + delta)} (from ${formatE18(before)}): a ${type} closes the position whole`);
+  }
+}
+
+/**
+ * The positions stream tells each wallet its settled positions (spec
+ * 2.11): after a perp execution, a positions message for each of its
+ * wallets follows (before the block ends), and at each block the last
+ * message of a wallet lists exactly the settled positions of its accounts,
+ * side and quantity, that the settled executions add up to. Per output:
+ * O(1) bookkeeping; per block: the wallets that traded or were told
+ * something since the last, O(their positions).
+ */
+export class PublishedPositions {
+  private readonly last = new Map<string, readonly Position[]>();
+  /** Wallets an execution moved since their last positions message, with that execution's fill id. */
+  private readonly owed = new Map<string, string>();
+  private readonly dirty = new Set<string>();
+
+  executed(wallets: readonly string[], fillId: string): void {
+    for (const wallet of wallets) {
+      this.owed.set(wallet, fillId);
+      this.dirty.add(wallet);
+    }
+  }
+
+  published(wallet: string, positions: readonly Position[]): void {
+    this.last.set(wallet, positions);
+    this.owed.delete(wallet);
+    this.dirty.add(wallet);
+  }
+
+  /**
+   * `accountsOf` gives a wallet's accounts; `settled` an account's settled
+   * positions by symbol (10^18, signed; zero ones absent). Returns how many
+   * wallets were compared.
+   */
+  check(accountsOf: (wallet: string) => readonly number[], settled: (accountId: number) => ReadonlyMap<string, bigint> | undefined): number {
+    for (const [wallet, fillId] of this.owed) {
+      throw new InvariantError(`the execution of fill ${fillId} moved a position of wallet ${wallet}, but no positions message for it followed: a wallet is told its positions after each of its executions`);
+    }
+    const compared = this.dirty.size;
+    for (const wallet of this.dirty) {
+      const positions = this.last.get(wallet) ?? [];
+      const accounts = accountsOf(wallet);
+      let held = 0;
+      for (const accountId of accounts) for (const q of settled(accountId)?.values() ?? []) if (q !== 0n) held++;
+      for (const position of positions) {
+        const what = `the last positions message of wallet ${wallet} lists account ${position.accountId} ${position.symbol} ${position.side} ${position.qty}`;
+        if (!accounts.includes(position.accountId)) throw new InvariantError(`${what}, an account the wallet does not own`);
+        const qty = toE18(position.qty, "qty");
+        const signed = position.side === "B" ? qty : -qty;
+        const actual = settled(position.accountId)?.get(position.symbol) ?? 0n;
+        if (qty === 0n || (position.side !== "B" && position.side !== "A") || signed !== actual) {
+          throw new InvariantError(`${what} but its settled executions sum to ${formatE18(actual)} (signed, long > 0)`);
+        }
+      }
+      if (positions.length !== held) throw new InvariantError(`the last positions message of wallet ${wallet} lists ${positions.length} positions but its accounts hold ${held}: a message lists every settled position of the wallet`);
+    }
+    this.dirty.clear();
+    return compared;
+  }
 }

@@ -10,7 +10,7 @@ import { InvariantError } from "../../src/core/assert.ts";
 import type { Exchange } from "../../src/exchange/exchange.ts";
 import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
 import { ExchangeInvariants } from "../../src/sim/invariants.ts";
-import { LedgerReplay } from "../../src/sim/output-invariants.ts";
+import { checkForcedChange, LedgerReplay, PublishedPositions } from "../../src/sim/output-invariants.ts";
 import { checkFundingRates, FeeRates } from "../../src/sim/risk-invariants.ts";
 import { toE18, formatE18 } from "../../src/core/decimal.ts";
 import type { PerpExecution } from "../../src/spec/execution.ts";
@@ -172,5 +172,64 @@ describe("funding rate: (mark - index) / index within the cap", () => {
       }
     }
     expect(check).not.toThrow();
+  });
+});
+
+describe("forced position changes: LIQUIDATION and MARKET_CLOSE close whole, ADL only reduces", () => {
+  const E18 = 10n ** 18n;
+
+  it("accepts a whole close and an ADL leg that reduces", () => {
+    expect(() => checkForcedChange("LIQUIDATION", "1", 5, "ETHRUSDPERP", 2n * E18, -2n * E18)).not.toThrow();
+    expect(() => checkForcedChange("MARKET_CLOSE", "1", 5, "ETHRUSDPERP", -3n * E18, 3n * E18)).not.toThrow();
+    expect(() => checkForcedChange("ADL", "1", 5, "ETHRUSDPERP", -3n * E18, 1n * E18)).not.toThrow();
+    expect(() => checkForcedChange("ADL", "1", 5, "ETHRUSDPERP", 3n * E18, -3n * E18)).not.toThrow();
+  });
+
+  it("throws on an ADL leg that flips, grows or opens a position, and on a partial liquidation", () => {
+    expectBroken(() => checkForcedChange("ADL", "8", 5, "ETHRUSDPERP", -1n * E18, 3n * E18), /ADL execution of fill 8 moves account 5's ETHRUSDPERP position from -1 by 3: a ADL only reduces the position it names, never opens, grows or flips one/);
+    expectBroken(() => checkForcedChange("ADL", "8", 5, "ETHRUSDPERP", -1n * E18, -1n * E18), /from -1 by -1: a ADL only reduces/);
+    expectBroken(() => checkForcedChange("ADL", "8", 5, "ETHRUSDPERP", 0n, E18), /from 0 by 1: a ADL only reduces/);
+    expectBroken(() => checkForcedChange("LIQUIDATION", "9", 5, "ETHRUSDPERP", 2n * E18, -1n * E18), /LIQUIDATION execution of fill 9 leaves account 5's ETHRUSDPERP position at 1 \(from 2\): a LIQUIDATION closes the position whole/);
+  });
+
+  it("is checked on the stream: an ADL record for an account the checker saw no position of", () => {
+    const record = { ...orderMatch!, type: "ADL", takerFee: "0", sequenceNumber: 1 } as PerpExecution;
+    for (const part of ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit", "makerAccountId"] as const) delete record[part];
+    expectBroken(() => freshChecker().observe({ kind: "perpExecution", symbol: record.symbol, wallets: [], record }), new RegExp(`ADL execution of fill ${record.fillId} moves account ${record.takerAccountId}'s ${record.symbol} position from 0 by`));
+  });
+});
+
+describe("published positions: a message after each execution, equal to the settled positions", () => {
+  const E18 = 10n ** 18n;
+  const settled = new Map([[5, new Map([["ETHRUSDPERP", 2n * E18]])]]);
+  const accountsOf = () => [5];
+  const position = (side: "A" | "B", qty: string) => ({ exchangeId: 1, symbol: "ETHRUSDPERP", accountId: 5, qty, side, avgEntryPrice: "3000", avgEntryFundingValue: "0", lastTradeSequenceNumber: 1 }) as never;
+
+  it("compared the flow's wallets at the blocks", () => {
+    expect(invariants.stats.positionMessagesCompared).toBeGreaterThan(0);
+  });
+
+  it("accepts a message that lists the settled positions", () => {
+    const published = new PublishedPositions();
+    published.executed(["0xw"], "9");
+    published.published("0xw", [position("B", "2")]);
+    expect(published.check(accountsOf, (id) => settled.get(id))).toBe(1);
+  });
+
+  it("throws when no message followed an execution of the wallet", () => {
+    const published = new PublishedPositions();
+    published.executed(["0xw"], "9");
+    expectBroken(() => published.check(accountsOf, (id) => settled.get(id)), /the execution of fill 9 moved a position of wallet 0xw, but no positions message for it followed/);
+  });
+
+  it("throws when the message has the wrong side or quantity, or misses a position", () => {
+    const wrong = (positions: never[]) => {
+      const published = new PublishedPositions();
+      published.published("0xw", positions);
+      return () => published.check(accountsOf, (id) => settled.get(id));
+    };
+    expectBroken(wrong([position("A", "2")]), /the last positions message of wallet 0xw lists account 5 ETHRUSDPERP A 2 but its settled executions sum to 2 \(signed, long > 0\)/);
+    expectBroken(wrong([position("B", "1")]), /lists account 5 ETHRUSDPERP B 1 but its settled executions sum to 2/);
+    expectBroken(wrong([]), /the last positions message of wallet 0xw lists 0 positions but its accounts hold 1/);
   });
 });
