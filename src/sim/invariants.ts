@@ -96,6 +96,8 @@ export class ExchangeInvariants {
   /** Signed settled position (10^18 fixed point) per accountId, then symbol, summed from the settled executions. */
   private readonly replayed = new Map<number, Map<string, bigint>>();
   private readonly positionsPublished = new PublishedPositions();
+  /** No account held a settled position when the checker started: every position is known from the executions seen. */
+  private readonly startedFlat: boolean;
   private readonly orders = new OrderLifecycleInvariants();
   private readonly accountSums = new AccountSums();
   private readonly settled: SettledAccounts;
@@ -112,6 +114,7 @@ export class ExchangeInvariants {
     this.settled = new SettledAccounts(exchange.risk.state);
     this.ledger = new LedgerReplay(exchange.risk.state);
     this.feeRates = new FeeRates(exchange.risk.state);
+    this.startedFlat = [...exchange.risk.state.perps.values()].every((market) => market.oiLong === 0n);
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
   }
 
@@ -149,13 +152,14 @@ export class ExchangeInvariants {
         const qty = toE18(record.qty, "qty");
         const takerDelta = record.side === "B" ? qty : -qty;
         const takerBefore = this.move(record.takerAccountId, record.symbol, takerDelta);
-        if (record.type !== "ORDER_MATCH") checkForcedChange(record.type, record.fillId, record.takerAccountId, record.symbol, takerBefore, takerDelta);
         if (record.makerAccountId !== undefined) this.move(record.makerAccountId, record.symbol, -takerDelta);
         this.positionsPublished.executed(output.wallets, record.fillId);
         checkFeeParts(record);
-        this.feeRates.check(record);
         this.stats.feeChecks++;
         this.stats.executionFillChecks += this.orders.checkExecution(record);
+        this.feeRates.check(record);
+        // A position held before the checker started is unknown to it (a checker started on a run in progress).
+        if (record.type !== "ORDER_MATCH" && takerBefore !== undefined) checkForcedChange(record.type, record.fillId, record.takerAccountId, record.symbol, takerBefore, takerDelta);
         this.settled.changed(record.takerAccountId);
         this.touch(record.takerAccountId);
         if (record.makerAccountId !== undefined) {
@@ -245,16 +249,20 @@ export class ExchangeInvariants {
     this.openFills.delete(fillId);
   }
 
-  /** Moves the replayed position; returns it as it was before. */
-  private move(accountId: number, symbol: string, delta: bigint): bigint {
+  /**
+   * Moves the replayed position; returns it as it was before, or undefined
+   * when the checker cannot know it: it started on a state holding positions
+   * and has seen no execution of this one.
+   */
+  private move(accountId: number, symbol: string, delta: bigint): bigint | undefined {
     let positions = this.replayed.get(accountId);
     if (positions === undefined) {
       positions = new Map();
       this.replayed.set(accountId, positions);
     }
-    const before = positions.get(symbol) ?? 0n;
-    positions.set(symbol, before + delta);
-    return before;
+    const before = positions.get(symbol);
+    positions.set(symbol, (before ?? 0n) + delta);
+    return before ?? (this.startedFlat ? 0n : undefined);
   }
 
   /** The expensive checks: run after every block (or every `everyBlocks`). */

@@ -316,7 +316,9 @@ describe("(b) risk state: open interest, funding, margin sums, liquidation step"
 
   it("throws after a block when an account of its executions is left below its liquidation requirement", () => {
     const account = holder();
-    const record: PerpExecution = { ...real.orderMatch, sequenceNumber: 1, takerAccountId: account.id, qty: "0" };
+    // qty 0 (so no position moves) and so no fee (the fee is qty x price x a tier's rate).
+    const noFee = { takerFee: "0", protocolFeeCredit: "0", referrerFeeCredit: "0", takerRebateCredit: "0", poolFeeCredit: "0" };
+    const record: PerpExecution = { ...real.orderMatch, sequenceNumber: 1, takerAccountId: account.id, qty: "0", ...noFee };
     const execution = [...fillRows(record), perp(record)];
     const undo = belowLiquidation(account);
     try {

@@ -192,10 +192,17 @@ describe("forced position changes: LIQUIDATION and MARKET_CLOSE close whole, ADL
     expectBroken(() => checkForcedChange("LIQUIDATION", "9", 5, "ETHRUSDPERP", 2n * E18, -1n * E18), /LIQUIDATION execution of fill 9 leaves account 5's ETHRUSDPERP position at 1 \(from 2\): a LIQUIDATION closes the position whole/);
   });
 
-  it("is checked on the stream: an ADL record for an account the checker saw no position of", () => {
-    const record = { ...orderMatch!, type: "ADL", takerFee: "0", sequenceNumber: 1 } as PerpExecution;
-    for (const part of ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit", "makerAccountId"] as const) delete record[part];
-    expectBroken(() => freshChecker().observe({ kind: "perpExecution", symbol: record.symbol, wallets: [], record }), new RegExp(`ADL execution of fill ${record.fillId} moves account ${record.takerAccountId}'s ${record.symbol} position from 0 by`));
+  it("is checked on the stream: a second ADL leg that grows the position the first one left", () => {
+    const adl = (sequenceNumber: number) => {
+      const record = { ...orderMatch!, type: "ADL", takerFee: "0", sequenceNumber, fillId: String(900 + sequenceNumber) } as PerpExecution;
+      for (const part of ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit", "makerAccountId", "takerOrderId", "makerOrderId"] as const) delete record[part];
+      return { kind: "perpExecution", symbol: record.symbol, wallets: [], record } as const;
+    };
+    // This checker starts on positions it has not seen: the first leg's "before" is unknown and not checked; the second's is.
+    const checker = freshChecker();
+    checker.observe(adl(1));
+    const record = adl(2).record;
+    expectBroken(() => checker.observe(adl(2)), new RegExp(`ADL execution of fill 902 moves account ${record.takerAccountId}'s ${record.symbol} position from -?[0-9.]+ by -?[0-9.]+: a ADL only reduces`));
   });
 });
 
