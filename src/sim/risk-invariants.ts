@@ -27,7 +27,10 @@
  *   with funding.ts's own function: longs pay when the mark is above the
  *   index.
  * - Each account's running margin sums equal the sums recomputed from its
- *   positions (audit.auditAccountSums).
+ *   positions (audit.auditAccountSums), and each audited position's
+ *   settled contributions equal the definitions written out
+ *   (checkPositionValuation): the audit recomputes through refreshPosition
+ *   itself, so a wrong formula there passes it.
  * - After a liquidation step, no account but the pool that the step looked
  *   at is below its liquidation requirement: after a block, the accounts of
  *   its executions; after the summary tick, every holder of a perp market
@@ -36,10 +39,10 @@
 import { InvariantError } from "../core/assert.ts";
 import { formatE18, toE18 } from "../core/decimal.ts";
 import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
-import { E18, roundMoneyRatio } from "../risk/fixed.ts";
+import { divRound, E18, roundMoneyRatio } from "../risk/fixed.ts";
 import { equitySettled } from "../risk/margin.ts";
 import { perpPricesFresh } from "../risk/prices.ts";
-import type { AccountState, RiskState } from "../risk/state.ts";
+import type { AccountState, PositionState, RiskState } from "../risk/state.ts";
 import type { PerpExecution } from "../spec/execution.ts";
 
 const FEE_PARTS = ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit"] as const;
@@ -115,8 +118,46 @@ export class AccountSums {
           throw new InvariantError(`running margin sum ${ACCOUNT_SUM_KEYS[i]} of account ${account.id} is ${kept[i]} but its positions give ${recomputed[i]}`);
         }
       }
+      try {
+        for (const position of account.positions.values()) checkPositionValuation(position);
+      } catch (error) {
+        seen.length = 0;
+        throw error;
+      }
     }
     return audits;
+  }
+}
+
+/**
+ * A position's settled contributions by the definitions of margin.ts's
+ * header, written out rather than through refreshPosition: unrealized PnL
+ * q x mark - k; initial and liquidation requirements |q| x mark x the
+ * market's imRate and lmRate, rounded up (at cost |k| before any mark, with
+ * no PnL).
+ */
+export function checkPositionValuation(position: PositionState): void {
+  const { q, k, market } = position;
+  const mark = market.mark;
+  let upnl = 0n;
+  let notional = k < 0n ? -k : k;
+  if (mark !== undefined && (q !== 0n || k !== 0n)) {
+    upnl = q * mark - k;
+    notional = q < 0n ? -q * mark : q * mark;
+  }
+  const im = divRound(notional * market.config.imRate, E18, "ceil");
+  const lm = divRound(notional * market.config.lmRate, E18, "ceil");
+  const figures = [
+    ["unrealized PnL", position.upnlSC, upnl],
+    ["initial requirement", position.imSC, im],
+    ["liquidation requirement", position.lmSC, lm],
+  ] as const;
+  for (const [name, kept, expected] of figures) {
+    if (kept !== expected) {
+      throw new InvariantError(
+        `settled ${name} of account ${position.account.id} in ${market.config.symbol} is ${kept} but q ${q} and cost ${k} at mark ${mark ?? "(none)"} give ${expected} (10^36; imRate ${formatE18(market.config.imRate)}, lmRate ${formatE18(market.config.lmRate)})`,
+      );
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import type { Exchange } from "../../src/exchange/exchange.ts";
 import type { ExchangeOutput } from "../../src/exchange/outputs.ts";
 import { ExchangeInvariants } from "../../src/sim/invariants.ts";
 import { checkForcedChange, LedgerReplay, PublishedPositions } from "../../src/sim/output-invariants.ts";
-import { checkFundingRates, FeeRates } from "../../src/sim/risk-invariants.ts";
+import { checkFundingRates, checkPositionValuation, FeeRates } from "../../src/sim/risk-invariants.ts";
 import { toE18, formatE18 } from "../../src/core/decimal.ts";
 import type { PerpExecution } from "../../src/spec/execution.ts";
 import { runFlow } from "../exchange/flow.ts";
@@ -238,5 +238,29 @@ describe("published positions: a message after each execution, equal to the sett
     expectBroken(wrong([position("A", "2")]), /the last positions message of wallet 0xw lists account 5 ETHRUSDPERP A 2 but its settled executions sum to 2 \(signed, long > 0\)/);
     expectBroken(wrong([position("B", "1")]), /lists account 5 ETHRUSDPERP B 1 but its settled executions sum to 2/);
     expectBroken(wrong([]), /the last positions message of wallet 0xw lists 0 positions but its accounts hold 1/);
+  });
+});
+
+describe("position valuation: the settled contributions by their definitions", () => {
+  const held = () => [...exchange.risk.state.perps.values()].flatMap((market) => [...market.holders.values()]).filter((position) => position.q !== 0n);
+
+  it("holds for every position of the flow", () => {
+    expect(held().length).toBeGreaterThan(0);
+    for (const position of held()) expect(() => checkPositionValuation(position)).not.toThrow();
+  });
+
+  it("throws when the liquidation requirement is made at the initial rate (or the PnL is off)", () => {
+    const position = held()[0]!;
+    const saved = { lmSC: position.lmSC, upnlSC: position.upnlSC };
+    try {
+      position.lmSC = position.imSC;
+      expectBroken(() => checkPositionValuation(position), new RegExp(`settled liquidation requirement of account ${position.account.id} in [A-Z]+ is \\d+ but q -?\\d+ and cost -?\\d+ at mark \\d+ give \\d+`));
+      position.lmSC = saved.lmSC;
+      position.upnlSC += 1n;
+      expectBroken(() => checkPositionValuation(position), /settled unrealized PnL of account \d+/);
+    } finally {
+      position.lmSC = saved.lmSC;
+      position.upnlSC = saved.upnlSC;
+    }
   });
 });
