@@ -31,6 +31,7 @@ export const DETERMINISTIC_CORE = [
   "src/sim/run.ts",
   "src/sim/invariants.ts",
   "src/sim/order-invariants.ts",
+  "src/sim/output-invariants.ts",
   "src/sim/risk-invariants.ts",
   // Fault draws (drawFault, faultOf, withDrawnFault) decide every fuzz seed's parameters: a seed reproduces only if they are pure.
   "src/sim/swarm.ts",
