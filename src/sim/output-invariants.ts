@@ -28,6 +28,7 @@
 import { InvariantError } from "../core/assert.ts";
 import { E18, formatE18, toE18 } from "../core/decimal.ts";
 import type { Engine } from "../engine/engine.ts";
+import type { Order } from "../engine/order.ts";
 import type { RiskState } from "../risk/state.ts";
 import type { Position, Transfer } from "../spec/account.ts";
 
@@ -142,10 +143,10 @@ export function checkRestingOrders(state: RiskState, engine: Engine): number {
         for (let order = side.levelFromBest(depth)!.head; order !== null; order = order.next) {
           resting++;
           const counted = state.resting.get(order.orderId);
-          const what = `order ${order.orderId} (account ${order.accountId}, ${market.symbol} ${order.isBuy ? "B" : "A"} ${order.remainingLots} lots at ${order.priceTicks} ticks) rests in the book`;
-          if (counted === undefined) throw new InvariantError(`${what} but the risk layer does not count it as resting`);
+          // The message only on failure: this runs for every resting order at every state check.
+          if (counted === undefined) throw new InvariantError(`${restingText(order, market.symbol)} but the risk layer does not count it as resting`);
           if (counted.account.id !== order.accountId || counted.marketId !== market.marketId || counted.side !== (order.isBuy ? "B" : "A") || counted.qty !== BigInt(order.remainingLots) * config.step || counted.price !== BigInt(order.priceTicks) * config.tick) {
-            throw new InvariantError(`${what} but the risk layer counts it as account ${counted.account.id}, market ${counted.marketId}, ${counted.side} ${formatE18(counted.qty)} at ${formatE18(counted.price)}`);
+            throw new InvariantError(`${restingText(order, market.symbol)} but the risk layer counts it as account ${counted.account.id}, market ${counted.marketId}, ${counted.side} ${formatE18(counted.qty)} at ${formatE18(counted.price)}`);
           }
         }
       }
@@ -160,6 +161,10 @@ export function checkRestingOrders(state: RiskState, engine: Engine): number {
     }
   }
   return resting;
+}
+
+function restingText(order: Order, symbol: string): string {
+  return `order ${order.orderId} (account ${order.accountId}, ${symbol} ${order.isBuy ? "B" : "A"} ${order.remainingLots} lots at ${order.priceTicks} ticks) rests in the book`;
 }
 
 /**
