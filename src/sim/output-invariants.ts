@@ -232,13 +232,14 @@ export class PublishedPositions {
       let held = 0;
       for (const accountId of accounts) for (const q of settled(accountId)?.values() ?? []) if (q !== 0n) held++;
       for (const position of positions) {
-        const what = `the last positions message of wallet ${wallet} lists account ${position.accountId} ${position.symbol} ${position.side} ${position.qty}`;
-        if (!accounts.includes(position.accountId)) throw new InvariantError(`${what}, an account the wallet does not own`);
+        // The message only on failure (lazily, as everywhere in the checks).
+        const what = (): string => `the last positions message of wallet ${wallet} lists account ${position.accountId} ${position.symbol} ${position.side} ${position.qty}`;
+        if (!accounts.includes(position.accountId)) throw new InvariantError(`${what()}, an account the wallet does not own`);
         const qty = toE18(position.qty, "qty");
         const signed = position.side === "B" ? qty : -qty;
         const actual = settled(position.accountId)?.get(position.symbol) ?? 0n;
         if (qty === 0n || (position.side !== "B" && position.side !== "A") || signed !== actual) {
-          throw new InvariantError(`${what} but its settled executions sum to ${formatE18(actual)} (signed, long > 0)`);
+          throw new InvariantError(`${what()} but its settled executions sum to ${formatE18(actual)} (signed, long > 0)`);
         }
       }
       if (positions.length !== held) throw new InvariantError(`the last positions message of wallet ${wallet} lists ${positions.length} positions but its accounts hold ${held}: a message lists every settled position of the wallet`);
