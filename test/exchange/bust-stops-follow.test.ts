@@ -8,31 +8,7 @@
  * and would have protected whatever position the account opened next.
  */
 import { describe, expect, it } from "vitest";
-import { ETH, World } from "./world.ts";
-
-function armStopLoss(w: World, accountId: number): string {
-  const answer = w.handle({
-    kind: "request",
-    op: "createOrder",
-    body: {
-      exchangeId: 1,
-      symbol: ETH,
-      accountId,
-      isBuy: false,
-      limitPx: "2600",
-      orderType: "STOP_LOSS",
-      timeInForce: "GTC",
-      triggerPx: "2700",
-      postOnly: false,
-      signature: `0x${"11".repeat(65)}`,
-      nonce: "5000",
-      signerWallet: w.walletOf(accountId),
-      deadline: Math.floor(w.now / 1e6) + 600,
-    },
-  } as never);
-  expect(answer.ok, JSON.stringify(answer)).toBe(true);
-  return answer.payload.orderId as string;
-}
+import { World } from "./world.ts";
 
 describe("after a bust", () => {
   it("a stop armed on the position the busted fill opened is cancelled POSITION_CLOSED", () => {
@@ -42,7 +18,7 @@ describe("after a bust", () => {
     w.prices("3000");
     w.order(short, false, "3000", "1");
     w.order(long, true, "3000", "1", "IOC"); // pending: long 1
-    const stop = armStopLoss(w, long);
+    const stop = w.sellStop(long, "STOP_LOSS", "2700", "2600");
     expect(w.handle({ kind: "fault", fault: { fault: "bustNext", count: 1, reasonName: "UnknownReason" } }).ok).toBe(true);
     w.advance(1_000_000);
     expect(w.of("bust")).toHaveLength(1);
@@ -56,7 +32,7 @@ describe("after a bust", () => {
     const [long, short] = w.longPair("100000"); // settled long 5
     w.order(short, false, "3000", "1");
     w.order(long, true, "3000", "1", "IOC"); // pending: long 6
-    const stop = armStopLoss(w, long);
+    const stop = w.sellStop(long, "STOP_LOSS", "2700", "2600");
     expect(w.handle({ kind: "fault", fault: { fault: "bustNext", count: 1, reasonName: "UnknownReason" } }).ok).toBe(true);
     w.advance(1_000_000);
     expect(w.of("bust")).toHaveLength(1);

@@ -58,26 +58,7 @@ describe("a liquidation and the stops the same update fires (audit s22 R6)", () 
     w.order(c, true, "3000", "1", "IOC");
     w.advance(1_000_000);
     expect(w.position(c)).toEqual({ qty: "1", side: "B" });
-    const stop = w.handle({
-      kind: "request",
-      op: "createOrder",
-      body: {
-        exchangeId: 1,
-        symbol: ETH,
-        accountId: c,
-        isBuy: false,
-        limitPx: "2600",
-        orderType: "STOP_LOSS",
-        timeInForce: "GTC",
-        triggerPx: "2700",
-        postOnly: false,
-        signature: `0x${"11".repeat(65)}`,
-        nonce: "5000",
-        signerWallet: w.walletOf(c),
-        deadline: Math.floor(w.now / 1e6) + 600,
-      },
-    } as never);
-    expect(stop.ok).toBe(true);
+    const stop = w.sellStop(c, "STOP_LOSS", "2700", "2600");
     const bid = w.order(a, true, "2650", "0.5");
     const before = w.outputs.length;
     w.now += 1_000_000;
@@ -86,7 +67,7 @@ describe("a liquidation and the stops the same update fires (audit s22 R6)", () 
     const bidRows = after.filter((output: any) => output.kind === "order" && output.row.orderId === bid.orderId).map((output: any) => output.row);
     expect(bidRows.map((row: any) => [row.status, row.cancelReason])).toEqual([["CANCELLED", "RISK_CANCELLED"]]);
     const firstExecution = after.findIndex((output) => output.kind === "perpExecution");
-    const stopFired = after.findIndex((output: any) => output.kind === "order" && output.row.orderId === stop.payload.orderId);
+    const stopFired = after.findIndex((output: any) => output.kind === "order" && output.row.orderId === stop);
     expect(firstExecution).toBeGreaterThanOrEqual(0);
     expect(stopFired).toBeGreaterThan(firstExecution);
     w.advance(1_000_000);

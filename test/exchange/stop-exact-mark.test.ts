@@ -6,31 +6,7 @@
  * 2900 (tick 0.01) fires nothing.
  */
 import { describe, expect, it } from "vitest";
-import { ETH, World } from "./world.ts";
-
-function armStop(w: World, accountId: number, orderType: "STOP_LOSS" | "TAKE_PROFIT", triggerPx: string, limitPx: string): string {
-  const answer = w.handle({
-    kind: "request",
-    op: "createOrder",
-    body: {
-      exchangeId: 1,
-      symbol: ETH,
-      accountId,
-      isBuy: false,
-      limitPx,
-      orderType,
-      timeInForce: "GTC",
-      triggerPx,
-      postOnly: false,
-      signature: `0x${"11".repeat(65)}`,
-      nonce: String(1000 + w.now),
-      signerWallet: w.walletOf(accountId),
-      deadline: Math.floor(w.now / 1e6) + 60,
-    },
-  } as never);
-  expect(answer.ok, JSON.stringify(answer)).toBe(true);
-  return answer.payload.orderId as string;
-}
+import { World } from "./world.ts";
 
 /** Moves index and oracle to `price`, then lets a summary tick recompute the mark. */
 function markAt(w: World, price: string): void {
@@ -52,7 +28,7 @@ function triggered(w: World, orderId: string): boolean | undefined {
 describe("stops fire on the exact mark", () => {
   it("a long's stop-loss at 2900 waits through marks of 2900.006, 2900.005 and 2900.004, and fires at 2900", () => {
     const [w, long] = wellFundedLong();
-    const stop = armStop(w, long, "STOP_LOSS", "2900", "2890");
+    const stop = w.sellStop(long, "STOP_LOSS", "2900", "2890");
     for (const price of ["2900.006", "2900.005", "2900.004"]) {
       markAt(w, price);
       expect(triggered(w, stop), `mark ${price}`).toBe(false);
@@ -63,7 +39,7 @@ describe("stops fire on the exact mark", () => {
 
   it("a long's take-profit at 3100 waits through a mark of 3099.996 and fires at 3100.004", () => {
     const [w, long] = wellFundedLong();
-    const stop = armStop(w, long, "TAKE_PROFIT", "3100", "3090");
+    const stop = w.sellStop(long, "TAKE_PROFIT", "3100", "3090");
     markAt(w, "3099.996");
     expect(triggered(w, stop)).toBe(false);
     markAt(w, "3100.004");

@@ -73,6 +73,30 @@ export class World {
     return answer.payload;
   }
 
+  /** Arms a sell-side (a long's) STOP_LOSS or TAKE_PROFIT in ETH, GTC, with the next nonce of the account; returns its orderId. */
+  sellStop(accountId: number, orderType: "STOP_LOSS" | "TAKE_PROFIT", triggerPx: string, limitPx: string): string {
+    const nonce = (this.nonces.get(accountId) ?? 0) + 1;
+    this.nonces.set(accountId, nonce);
+    const body = {
+      exchangeId: 1,
+      symbol: ETH,
+      accountId,
+      isBuy: false,
+      limitPx,
+      orderType,
+      timeInForce: "GTC",
+      triggerPx,
+      postOnly: false,
+      signature: `0x${"11".repeat(65)}`,
+      nonce: String(nonce),
+      signerWallet: this.wallets.get(accountId),
+      deadline: Math.floor(this.now / 1e6) + 600,
+    };
+    const answer = this.handle({ kind: "request", op: "createOrder", body } as ExchangeInput);
+    expect(answer.ok, JSON.stringify(answer)).toBe(true);
+    return answer.payload.orderId as string;
+  }
+
   /**
    * A thinly funded long of 5 ETH at 3000 against a well funded short, both
    * settled: the setting of the liquidation cases (a fall to 2700-2800
