@@ -96,3 +96,25 @@ export function checkMarket(markets: ReadonlyMap<string, { readonly kind: "perp"
   if (kind !== undefined && ref.kind !== kind) throw new ReadRequestError("SYMBOL_NOT_FOUND_ERROR", `symbol ${quote(symbol)} is a ${ref.kind} market, not a ${kind} market`);
   return symbol;
 }
+
+/** A page's bounds: the limit and the optional time range (ms), as checked above. */
+export interface PageBounds {
+  readonly limit: number;
+  readonly startTime?: number | undefined;
+  readonly endTime?: number | undefined;
+}
+
+/**
+ * The `{data, meta}` page of timestamped records a list read answers (the
+ * executions and busts of a wallet or market): `fetch(count)` gives the
+ * newest `count` records, newest first; with a time range, every retained
+ * one (`retained`, ExchangeConfig.recordsRetained) is fetched and filtered,
+ * then the page is cut to the limit. `meta` echoes the bounds given.
+ */
+export function recordsPage<T extends { readonly timestamp: number }>(fetch: (count: number) => T[], bounds: PageBounds, retained: number): { data: T[]; meta: { limit: number; startTime?: number; endTime?: number } } {
+  const { limit, startTime, endTime } = bounds;
+  const filtered = startTime !== undefined || endTime !== undefined;
+  const rows = fetch(filtered ? Math.max(limit, retained) : limit);
+  const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
+  return { data: kept.slice(0, limit), meta: { limit, ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) } };
+}

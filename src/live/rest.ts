@@ -80,10 +80,10 @@ import {
   checkTransferType,
   integerParam as integerText,
   invalidRead as invalid,
+  recordsPage,
   ReadRequestError as RestRequestError,
 } from "../exchange/read-params.ts";
 import { ORDER_ENTRY_OPERATIONS, type OrderEntryOperation } from "../spec/exec-envelopes.ts";
-import type { PaginationMeta } from "../spec/pagination.ts";
 import { apiDocumentYaml, REST_ROUTES, type ApiDocumentName, type RestRoute } from "./api-docs.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { internalError, readBody, sendJson, type HttpHandler, type LiveContext } from "./server.ts";
@@ -205,14 +205,6 @@ function readQuery(route: RestRoute, url: URL): ReadQuery {
   return query;
 }
 
-function pageMeta(query: ReadQuery): PaginationMeta {
-  return {
-    limit: query.limit,
-    ...(query.startTime === undefined ? {} : { startTime: query.startTime }),
-    ...(query.endTime === undefined ? {} : { endTime: query.endTime }),
-  };
-}
-
 // -- read handlers ------------------------------------------------------------------------------
 
 type ReadHandler = (params: PathParams, query: ReadQuery) => unknown;
@@ -223,15 +215,8 @@ function readHandlers(context: LiveContext): Record<string, ReadHandler> {
   /** The symbol, which must name a market (of `kind`, when given). */
   const market = (params: PathParams, kind?: "perp" | "spot"): string => checkMarket(exchange.marketsBySymbol, params.symbol!, kind);
 
-  /** A `{data, meta}` page of timestamped records: fetched newest first, filtered by time, cut to the limit. */
-  const records = <T extends { timestamp: number }>(fetch: (count: number) => T[], query: ReadQuery) => {
-    const filtered = query.startTime !== undefined || query.endTime !== undefined;
-    const rows = fetch(filtered ? Math.max(query.limit, exchange.config.recordsRetained) : query.limit);
-    const kept = filtered
-      ? rows.filter((row) => (query.startTime === undefined || row.timestamp >= query.startTime) && (query.endTime === undefined || row.timestamp <= query.endTime))
-      : rows;
-    return { data: kept.slice(0, query.limit), meta: pageMeta(query) };
-  };
+  /** A `{data, meta}` page of timestamped records (read-params.ts recordsPage, as the simulator's reads make it). */
+  const records = <T extends { timestamp: number }>(fetch: (count: number) => T[], query: ReadQuery) => recordsPage(fetch, query, exchange.config.recordsRetained);
 
   const document = (name: ApiDocumentName) => () => apiDocumentYaml(name);
 

@@ -54,6 +54,7 @@ import {
   checkTransferType,
   integerValue,
   ReadRequestError,
+  recordsPage,
 } from "../exchange/read-params.ts";
 import { TRANSFER_PAGE_LIMIT_DEFAULT, TRANSFER_PAGE_LIMIT_MAX, type TransferQuery } from "../settlement/ledger.ts";
 import type { AccountBalance, Position, TransferList } from "../spec/account.ts";
@@ -254,17 +255,12 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     return this.read("spotMarketSummary", () => this.world.queries.spotMarketSummary(checkMarket(this.world.exchange.marketsBySymbol, checkSymbolParam(symbol), "spot")) as SpotMarketSummary);
   }
 
-  /** A wallet's `{data, meta}` page of timestamped records, as src/live/rest.ts `records` makes it: fetched newest first, filtered by time, cut to the limit. */
-  private records<T extends { timestamp: number }>(wallet: string, query: ExecutionsQuery, fetch: (count: number) => T[]): { data: T[]; meta: { limit: number; startTime?: number; endTime?: number } } {
+  /** A wallet's `{data, meta}` page of timestamped records (read-params.ts recordsPage, as src/live/rest.ts answers it). */
+  private records<T extends { timestamp: number }>(wallet: string, query: ExecutionsQuery, fetch: (count: number) => T[]) {
     checkAddressParam(wallet);
     const given = integerValue("limit", query.limit);
     const limit = given === undefined ? EXECUTIONS_LIMIT_DEFAULT : checkLimit(given, EXECUTIONS_LIMIT_MAX);
-    const { startTime, endTime } = timeFilter(query);
-    const filtered = startTime !== undefined || endTime !== undefined;
-    const rows = fetch(filtered ? Math.max(limit, this.world.exchange.config.recordsRetained) : limit);
-    const kept = filtered ? rows.filter((row) => (startTime === undefined || row.timestamp >= startTime) && (endTime === undefined || row.timestamp <= endTime)) : rows;
-    const meta = { limit, ...(startTime === undefined ? {} : { startTime }), ...(endTime === undefined ? {} : { endTime }) };
-    return { data: kept.slice(0, limit), meta };
+    return recordsPage(fetch, { limit, ...timeFilter(query) }, this.world.exchange.config.recordsRetained);
   }
 
   // -- streaming ------------------------------------------------------------------------
