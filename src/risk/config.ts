@@ -311,9 +311,8 @@ function parseFees(tiers: readonly FeeTierInput[], global: GlobalFeeInput): { fe
   for (let at = 1; at < feeTiers.length; at++) {
     const previous = feeTiers[at - 1]!;
     const tier = feeTiers[at]!;
-    if (tier.tierType !== "REGULAR" || previous.tierType !== "REGULAR" || tier.volume30d !== previous.volume30d) continue;
     assert(
-      false,
+      tier.tierType !== "REGULAR" || previous.tierType !== "REGULAR" || tier.volume30d !== previous.volume30d,
       `tier ${tier.tierId}.volume30d "${formatE36(tier.volume30d)}" is also the volume30d of REGULAR tier ${previous.tierId}: each REGULAR tier must have its own volume30d${tier.volume30d === 0n ? " (there is one default tier, volume30d 0)" : ""}`,
     );
   }
