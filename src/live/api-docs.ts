@@ -20,22 +20,21 @@
  * Schema Object. The documents are plain JSON data, served as block YAML
  * (yaml.ts): the same code always serves the same bytes.
  *
- * REST wrappers that the spec leaves unshown are defined here, so that the
- * document and the router share them (see rest.ts for the reasons):
- * PerpExecutionList, SpotExecutionList and ExecutionBustList (`{data, meta}`
- * pages, like OrderHistoryList and TransferList), and WalletAccount (the
- * payload of GET /v2/wallet/{address}/accounts).
+ * The REST wrappers that the spec leaves unshown (PerpExecutionList,
+ * SpotExecutionList, ExecutionBustList, WalletAccount; see rest.ts for the
+ * reasons) are src/spec schemas, beside the rows they wrap, so that the
+ * document, the router and the client SDK's read transport share them.
  */
 import { z } from "zod";
 import { EXECUTIONS_LIMIT_DEFAULT, EXECUTIONS_LIMIT_MAX } from "../exchange/queries.ts";
 import { TRANSFER_PAGE_LIMIT_DEFAULT, TRANSFER_PAGE_LIMIT_MAX } from "../settlement/ledger.ts";
-import { AccountBalance, Position, TransferList } from "../spec/account.ts";
-import { ExecutionBust } from "../spec/bust.ts";
+import { AccountBalance, Position, TransferList, WalletAccount } from "../spec/account.ts";
+import { ExecutionBustList } from "../spec/bust.ts";
 import { CHANNEL_KINDS, CHANNELS, type ChannelKind } from "../spec/channels.ts";
 import { Depth } from "../spec/depth.ts";
 import { RequestError, ServerError } from "../spec/errors.ts";
 import * as exec from "../spec/exec-envelopes.ts";
-import { PerpExecution, SpotExecution } from "../spec/execution.ts";
+import { PerpExecutionList, SpotExecutionList } from "../spec/execution.ts";
 import { CONTRACT_VERSION, DEPTH_REST_LIMIT_DEFAULT, DEPTH_REST_LIMIT_MAX, ORDER_HISTORY_LIMIT_MAX } from "../spec/limits.ts";
 import {
   AssetDefinition,
@@ -49,30 +48,10 @@ import {
   WalletConfiguration,
 } from "../spec/market.ts";
 import { Order, OrderHistoryList } from "../spec/order.ts";
-import { PaginationMeta } from "../spec/pagination.ts";
 import { CancelAllAfterRequest, CancelAllRequest, CancelOrderRequest, CreateOrderRequest, ModifyOrderRequest } from "../spec/requests.ts";
 import { CancelAllAfterResponse, CancelAllResponse, CancelOrderResponse, CreateOrderResponse, ModifyOrderResponse } from "../spec/responses.ts";
-import { Address, UnsignedInteger } from "../spec/scalars.ts";
 import * as stream from "../spec/stream-envelopes.ts";
 import { toYaml } from "./yaml.ts";
-
-// -- REST wrappers the spec does not show ------------------------------------------------
-
-/** A page of perp executions, newest first (market or wallet), with the effective filters in meta. */
-export const PerpExecutionList = z.looseObject({ data: z.array(PerpExecution), meta: PaginationMeta }).meta({ id: "PerpExecutionList" });
-/** A page of spot executions, newest first. */
-export const SpotExecutionList = z.looseObject({ data: z.array(SpotExecution), meta: PaginationMeta }).meta({ id: "SpotExecutionList" });
-/** A page of execution busts (spot and perp), newest first. */
-export const ExecutionBustList = z.looseObject({ data: z.array(ExecutionBust), meta: PaginationMeta }).meta({ id: "ExecutionBustList" });
-
-/**
- * One account of a wallet (GET /v2/wallet/{address}/accounts; the spec does
- * not show the route): its id, its owner wallet (lowercase) and the
- * permissioned signers (lowercase, sorted; the owner included).
- */
-export const WalletAccount = z
-  .looseObject({ accountId: UnsignedInteger, ownerWallet: Address, signers: z.array(Address) })
-  .meta({ id: "WalletAccount" });
 
 // -- the REST route table ---------------------------------------------------------------
 

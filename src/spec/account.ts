@@ -118,3 +118,13 @@ export const AccountNotification = z
   })
   .meta({ id: "AccountNotification" });
 export type AccountNotification = z.infer<typeof AccountNotification>;
+
+/**
+ * One account of a wallet (GET /v2/wallet/{address}/accounts; the spec does
+ * not show the route): its id, its owner wallet (lowercase) and the
+ * permissioned signers (lowercase, sorted; the owner included).
+ */
+export const WalletAccount = z
+  .looseObject({ accountId: UnsignedInteger, ownerWallet: Address, signers: z.array(Address) })
+  .meta({ id: "WalletAccount" });
+export type WalletAccount = z.infer<typeof WalletAccount>;

@@ -3,6 +3,7 @@
  * was rolled back, with the reason decoded from the settlement failure.
  */
 import { z } from "zod";
+import { PaginationMeta } from "./pagination.ts";
 import { Asset, Id, MarketSymbol, Side, SignedDecimal, UnsignedDecimal, UnsignedInteger } from "./scalars.ts";
 
 /**
@@ -164,3 +165,12 @@ export const ExecutionBust = z
   })
   .meta({ id: "ExecutionBust" });
 export type ExecutionBust = z.infer<typeof ExecutionBust>;
+
+/**
+ * A page of execution busts (spot and perp), newest first (GET
+ * /v2/market/{symbol}/executionBusts and /v2/wallet/{address}/executionBusts),
+ * with the effective filters in meta: the `{data, meta}` wrapper of
+ * PerpExecutionList (the spec does not show one).
+ */
+export const ExecutionBustList = z.looseObject({ data: z.array(ExecutionBust), meta: PaginationMeta }).meta({ id: "ExecutionBustList" });
+export type ExecutionBustList = z.infer<typeof ExecutionBustList>;

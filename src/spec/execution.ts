@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { ExecutionType, SpotExecutionType } from "./enums.ts";
+import { PaginationMeta } from "./pagination.ts";
 import { Id, MarketSymbol, Side, SignedDecimal, UnsignedDecimal, UnsignedInteger } from "./scalars.ts";
 
 /**
@@ -77,3 +78,16 @@ export const SpotExecution = z
   })
   .meta({ id: "SpotExecution" });
 export type SpotExecution = z.infer<typeof SpotExecution>;
+
+/**
+ * A page of perp executions, newest first (GET /v2/market/{symbol}/perpExecutions
+ * and /v2/wallet/{address}/perpExecutions), with the effective filters in meta.
+ * The wrapper is shadowbook's choice (spec 4.1: "not shown"), `{data, meta}` as
+ * OrderHistoryList and TransferList.
+ */
+export const PerpExecutionList = z.looseObject({ data: z.array(PerpExecution), meta: PaginationMeta }).meta({ id: "PerpExecutionList" });
+export type PerpExecutionList = z.infer<typeof PerpExecutionList>;
+
+/** A page of spot executions, newest first (the spotExecutions routes of markets and wallets), as PerpExecutionList. */
+export const SpotExecutionList = z.looseObject({ data: z.array(SpotExecution), meta: PaginationMeta }).meta({ id: "SpotExecutionList" });
+export type SpotExecutionList = z.infer<typeof SpotExecutionList>;

@@ -255,6 +255,9 @@ export const bustReasonUnmodeled: spec.BustReasonUnmodeled = {
   args: { marketId: "1", publishedAt: "1717999900" },
 };
 
+export const perpExecutionList: spec.PerpExecutionList = { data: [perpExecution], meta: { limit: 2, startTime: T0_MS, endTime: T0_MS + 3_600_000 } };
+export const spotExecutionList: spec.SpotExecutionList = { data: [spotExecution], meta: { limit: 100 } };
+
 export const executionBust: spec.ExecutionBust = {
   symbol: "ETHPERP",
   takerAccountId: 2001,
@@ -270,6 +273,8 @@ export const executionBust: spec.ExecutionBust = {
   sequenceNumber: 311,
   fillId: "901234",
 };
+
+export const executionBustList: spec.ExecutionBustList = { data: [executionBust], meta: { limit: 100 } };
 
 export const position: spec.Position = {
   exchangeId: 1,
@@ -313,6 +318,8 @@ export const withdrawal: spec.Transfer = {
 
 export const transferList: spec.TransferList = { data: [withdrawal, transfer], meta: { nextCursor: "c2VxOjEyMDAzMw" } };
 export const transfersSnapshot: spec.TransfersSnapshot = { data: [withdrawal, transfer] };
+
+export const walletAccount: spec.WalletAccount = { accountId: 1042, ownerWallet: WALLET, signers: [SIGNER, WALLET].sort() };
 
 export const accountNotification: spec.AccountNotification = {
   accountId: 1042,
@@ -544,6 +551,8 @@ export const SAMPLES: readonly Sample[] = [
   { name: "OrderChangesSnapshot", schema: spec.OrderChangesSnapshot, sample: orderChangesSnapshot },
   { name: "PerpExecution", schema: spec.PerpExecution, sample: perpExecution },
   { name: "SpotExecution", schema: spec.SpotExecution, sample: spotExecution },
+  { name: "PerpExecutionList", schema: spec.PerpExecutionList, sample: perpExecutionList },
+  { name: "SpotExecutionList", schema: spec.SpotExecutionList, sample: spotExecutionList },
   { name: "BustReasonAccountBelowIM", schema: spec.BustReasonAccountBelowIM, sample: bustReasonAccountBelowIM },
   { name: "BustReasonInsufficientBalance", schema: spec.BustReasonInsufficientBalance, sample: bustReasonInsufficientBalance },
   { name: "BustReasonSignatureExpired", schema: spec.BustReasonSignatureExpired, sample: bustReasonSignatureExpired },
@@ -554,11 +563,13 @@ export const SAMPLES: readonly Sample[] = [
   { name: "ModeledBustReason", schema: spec.ModeledBustReason, sample: bustReasonMarketPaused },
   { name: "ExecutionBustReason", schema: spec.ExecutionBustReason, sample: bustReasonUnmodeled },
   { name: "ExecutionBust", schema: spec.ExecutionBust, sample: executionBust },
+  { name: "ExecutionBustList", schema: spec.ExecutionBustList, sample: executionBustList },
   { name: "Position", schema: spec.Position, sample: position },
   { name: "AccountBalance", schema: spec.AccountBalance, sample: accountBalance },
   { name: "Transfer", schema: spec.Transfer, sample: transfer },
   { name: "TransferList", schema: spec.TransferList, sample: transferList },
   { name: "TransfersSnapshot", schema: spec.TransfersSnapshot, sample: transfersSnapshot },
+  { name: "WalletAccount", schema: spec.WalletAccount, sample: walletAccount },
   { name: "AccountNotification", schema: spec.AccountNotification, sample: accountNotification },
   { name: "CreateOrderRequest", schema: spec.CreateOrderRequest, sample: createLimitRequest },
   { name: "ModifyOrderRequest", schema: spec.ModifyOrderRequest, sample: modifyOrderRequest },
