@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { IdCounter, OrderIds, OrderTable } from "../../src/engine/order-table.ts";
 import type { Order } from "../../src/engine/order.ts";
@@ -89,5 +90,37 @@ describe("OrderTable", () => {
     for (const index of [...live.keys()]) remove(index);
     check();
     expect(table.get(-1)).toBeUndefined();
+  });
+
+  it("lists exactly the live orders, by index, however adds, deletes and walks interleave (seeded)", () => {
+    // Steps: add the next index (skipping some, as IOC orders are never added), delete a live one, or walk.
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("add" as const), skip: fc.nat({ max: 5000 }) }),
+      fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("walk" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 400 }), (steps) => {
+        const table = new OrderTable();
+        const live = new Map<number, Order>();
+        let next = 0;
+        for (const s of steps) {
+          if (s.kind === "add") {
+            next += s.skip < 4000 ? 1 : s.skip;
+            const order = fakeOrder(next);
+            table.add(order);
+            live.set(next, order);
+          } else if (s.kind === "delete" && live.size > 0) {
+            const index = [...live.keys()][s.pick % live.size]!;
+            table.delete(live.get(index)!);
+            live.delete(index);
+          } else {
+            expect(table.all()).toEqual([...live.keys()].sort((a, b) => a - b).map((index) => live.get(index)));
+          }
+        }
+        expect(table.all()).toEqual([...live.keys()].sort((a, b) => a - b).map((index) => live.get(index)));
+      }),
+      { seed: 23, numRuns: 300 },
+    );
   });
 });
