@@ -7,6 +7,19 @@
  * still re-checks that market's holders (funding accrues with time). An
  * index price of a collateral asset also revalues the accounts that hold it.
  * Nothing here walks all accounts.
+ *
+ * While a perp's prices are stale (no fresh index or exchange-mark oracle,
+ * prices.ts; an oracleStale fault, say), the specification does not say what
+ * happens to funding and liquidation. Chosen here: the mark and the funding
+ * rate hold their last values, so funding keeps accruing at the held rate
+ * (the service's funding accrues continuously); feed updates re-check no
+ * holder until prices are fresh again (refreshMark returns early); the
+ * liquidation pass after a block values positions at the held mark; and
+ * orders in the market are refused with
+ * NO_PRICES_FOUND_FOR_SYMBOL_ERROR (pretrade.ts). A liquidated account's
+ * matches still pending settlement are not rolled back: each settles or
+ * busts at its block on the account's state then (settlement validates it
+ * like any other).
  */
 import { assert } from "../core/assert.ts";
 import { refreshCollateral } from "./collateral.ts";
