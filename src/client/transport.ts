@@ -23,9 +23,20 @@
  *   that into TransportFailedError and never resends by itself.
  */
 import type { OrderEntryOperation } from "../spec/exec-envelopes.ts";
-import type { AccountBalance, Position, TransferList } from "../spec/account.ts";
+import type { AccountBalance, Position, TransferList, WalletAccount } from "../spec/account.ts";
+import type { ExecutionBustList } from "../spec/bust.ts";
 import type { Depth } from "../spec/depth.ts";
-import type { MarketSummary, SpotMarketSummary } from "../spec/market.ts";
+import type {
+  AssetDefinition,
+  AssetOraclePrice,
+  FeeTierParameters,
+  GlobalFeeParameters,
+  MarketDefinition,
+  MarketSummary,
+  SpotMarketDefinition,
+  SpotMarketSummary,
+  WalletConfiguration,
+} from "../spec/market.ts";
 import type {
   CancelAllAfterRequest,
   CancelAllRequest,
@@ -82,10 +93,10 @@ export interface DepthQuery {
 }
 
 /**
- * Executions filters (spec 4.1, GET /v2/wallet/{address}/perpExecutions,
- * and /spotExecutions): `limit` rows, default 100, at most 1000;
- * `startTime`/`endTime` (ms, inclusive) on the execution's `timestamp`.
- * Rows come newest first.
+ * Executions and busts filters (spec 4.1, the perpExecutions,
+ * spotExecutions and executionBusts routes of wallets and markets):
+ * `limit` rows, default 100, at most 1000; `startTime`/`endTime` (ms,
+ * inclusive) on the row's `timestamp`. Rows come newest first.
  */
 export interface ExecutionsQuery {
   limit?: number;
@@ -109,27 +120,34 @@ export interface TransfersQuery {
 }
 
 /**
- * The REST reads a strategy needs (spec 4.1), by wallet address. An
- * implementation decodes with decode.ts (tolerant of unknown fields and enum
- * values) and rejects with a ClientError: RequestFailedError (with the
- * RequestError's `code`) for an HTTP 400 RequestError, ConnectionError
- * when the read itself failed (errors.ts).
+ * Every REST read of the service (spec 4.1, and the routes src/live/rest.ts
+ * adds where the spec says "not shown"; the three API documents *.yaml
+ * aside), by wallet address or symbol. Each method is its route's
+ * operationId (src/live/api-docs.ts REST_ROUTES) without `get`
+ * (getMarketPerpExecutions -> marketPerpExecutions), except the first
+ * wallet reads, named before the others: openOrders, orderHistory,
+ * positions, balances (accountBalances), perpExecutions, spotExecutions,
+ * transfers. An implementation decodes with decode.ts and the src/spec
+ * schemas (tolerant of unknown fields and of new values of the open
+ * enumerations) and rejects with a ClientError: RequestFailedError (with
+ * the RequestError's `code`; SYMBOL_NOT_FOUND_ERROR for a symbol that names
+ * no market of the route's kind, INPUT_VALIDATION_ERROR for a malformed
+ * wallet, symbol or parameter) for an HTTP 400 RequestError,
+ * InvalidResponseError for an answer that does not decode, ConnectionError
+ * when the read itself failed (errors.ts); `operation` is the method's name.
  * Reads are not signed and not retried by the SDK.
  *
  * Shapes are the REST bodies (src/live/rest.ts): lists of current state
- * (openOrders, positions, balances, the market summaries) are arrays; lists
- * of past records (orderHistory, perpExecutions, spotExecutions, transfers)
- * are `{data, meta}` pages, newest first, whose meta echoes the effective
- * limit and the time filters given (orderHistory and transfers add
- * nextCursor when older rows match). Every implementation (the simulator's
- * in-process connection, the SDK's httpReadTransport) answers the same
- * value for the same exchange state
+ * (openOrders, positions, balances, walletAccounts, the definitions, fee
+ * tiers, oracle prices and market summaries) are arrays; globalFeeParameters
+ * and walletConfiguration are one object; lists of past records
+ * (orderHistory, transfers, and the executions and busts of wallets and
+ * markets) are `{data, meta}` pages, newest first, whose meta echoes the
+ * effective limit and the time filters given (orderHistory and transfers
+ * add nextCursor when older rows match). Every implementation (the
+ * simulator's in-process connection, the SDK's httpReadTransport) answers
+ * the same value for the same exchange state
  * (test/conformance/sdk-live-agent.test.ts compares every read).
- *
- * Not here (the REST API has them; a program reads them with fetch): the
- * definitions, fee parameters and oracle prices (reference data an agent
- * gets from its context's markets and streams), the market-wide executions
- * and busts, the wallet's busts, accounts and configuration.
  */
 /** The name of each REST read (a ReadTransport method), as RequestFailedError and InvalidResponseError name it in `operation`. */
 export type ReadOperation = keyof ReadTransport;
@@ -153,4 +171,28 @@ export interface ReadTransport {
   spotMarketsSummary(): Promise<readonly SpotMarketSummary[]>;
   /** GET /v2/spotMarket/{symbol}/summary: a perp symbol is SYMBOL_NOT_FOUND_ERROR. */
   spotMarketSummary(symbol: string): Promise<SpotMarketSummary>;
+  /** GET /v2/perpMarketDefinitions: every perp market's definition (spec 2.3). */
+  perpMarketDefinitions(): Promise<readonly MarketDefinition[]>;
+  /** GET /v2/spotMarketDefinitions: every spot market's definition (spec 2.4). */
+  spotMarketDefinitions(): Promise<readonly SpotMarketDefinition[]>;
+  /** GET /v2/assetDefinitions: every collateral asset, with its current status (spec 2.5). */
+  assetDefinitions(): Promise<readonly AssetDefinition[]>;
+  /** GET /v2/globalFeeParameters: the venue-wide discounts and rebates (spec 2.7). */
+  globalFeeParameters(): Promise<GlobalFeeParameters>;
+  /** GET /v2/feeTiers: the fee tiers (spec 2.6), REGULAR by volume30d, then VIP. */
+  feeTiers(): Promise<readonly FeeTierParameters[]>;
+  /** GET /v2/assetOraclePrices: the assets' oracle prices (spec 2.18). */
+  assetOraclePrices(): Promise<readonly AssetOraclePrice[]>;
+  /** GET /v2/market/{symbol}/perpExecutions: the market's settled executions, a `{data, meta}` page; a spot symbol is SYMBOL_NOT_FOUND_ERROR. */
+  marketPerpExecutions(symbol: string, query?: ExecutionsQuery): Promise<TolerantPerpExecutionList>;
+  /** GET /v2/market/{symbol}/spotExecutions: as marketPerpExecutions; a perp symbol is SYMBOL_NOT_FOUND_ERROR. */
+  marketSpotExecutions(symbol: string, query?: ExecutionsQuery): Promise<TolerantSpotExecutionList>;
+  /** GET /v2/market/{symbol}/executionBusts: the market's busted matches (perp or spot), a `{data, meta}` page. */
+  marketExecutionBusts(symbol: string, query?: ExecutionsQuery): Promise<ExecutionBustList>;
+  /** GET /v2/wallet/{address}/executionBusts: the busted matches of the wallet's accounts, a `{data, meta}` page. */
+  walletExecutionBusts(wallet: string, query?: ExecutionsQuery): Promise<ExecutionBustList>;
+  /** GET /v2/wallet/{address}/accounts: the accounts the wallet owns, with their signers. */
+  walletAccounts(wallet: string): Promise<readonly WalletAccount[]>;
+  /** GET /v2/wallet/{address}/configuration: the wallet's fee configuration (spec 2.8); an unknown wallet reads as a new one. */
+  walletConfiguration(wallet: string): Promise<WalletConfiguration>;
 }

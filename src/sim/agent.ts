@@ -88,7 +88,7 @@ export interface AgentContext<P = Record<string, unknown>> {
   readonly accountId: number;
   /** Order entry: the client SDK bound to the agent's account and signer. */
   readonly client: Client;
-  /** REST reads, answered after the response latency. */
+  /** REST reads (every /v2 GET read: ReadTransport), answered after the response latency. */
   readonly reads: ReadTransport;
   readonly stream: AgentStream;
   readonly markets: readonly AgentMarket[];

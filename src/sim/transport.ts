@@ -22,7 +22,10 @@
  * REST route checks them, in its order and with its code and message
  * (src/exchange/read-params.ts, shared with src/live/rest.ts): the wallet
  * address or symbol, then `limit`, `startTime`/`endTime` (integers, start
- * not after end) and `cursor`.
+ * not after end) and `cursor`, then whether the symbol names a market (of
+ * the route's kind: SYMBOL_NOT_FOUND_ERROR). Each read answers with the
+ * ExchangeQueries read model the live route answers with, paged by the
+ * same recordsPage.
  *
  * Promises settle inside kernel events; the world's `pendingContinuations`
  * flag tells the runner to let their continuations run before time moves.
@@ -57,8 +60,19 @@ import {
   recordsPage,
 } from "../exchange/read-params.ts";
 import { TRANSFER_PAGE_LIMIT_DEFAULT, TRANSFER_PAGE_LIMIT_MAX, type TransferQuery } from "../settlement/ledger.ts";
-import type { AccountBalance, Position, TransferList } from "../spec/account.ts";
-import type { MarketSummary, SpotMarketSummary } from "../spec/market.ts";
+import type { AccountBalance, Position, TransferList, WalletAccount } from "../spec/account.ts";
+import type { ExecutionBustList } from "../spec/bust.ts";
+import type {
+  AssetDefinition,
+  AssetOraclePrice,
+  FeeTierParameters,
+  GlobalFeeParameters,
+  MarketDefinition,
+  MarketSummary,
+  SpotMarketDefinition,
+  SpotMarketSummary,
+  WalletConfiguration,
+} from "../spec/market.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
 import { DEPTH_REST_LIMIT_DEFAULT, DEPTH_REST_LIMIT_MAX } from "../spec/limits.ts";
@@ -209,12 +223,12 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
 
   /** The `{data, meta}` page GET /v2/wallet/{address}/perpExecutions answers (src/live/rest.ts `records`): newest first, filtered by time, cut to the limit. */
   perpExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
-    return this.read("perpExecutions", () => this.records(wallet, query, (count) => this.world.queries.perpExecutionsOfWallet(wallet, count)) as TolerantPerpExecutionList);
+    return this.read("perpExecutions", () => this.walletRecords(wallet, query, (count) => this.world.queries.perpExecutionsOfWallet(wallet, count)) as TolerantPerpExecutionList);
   }
 
   /** GET /v2/wallet/{address}/spotExecutions, as perpExecutions. */
   spotExecutions(wallet: string, query: ExecutionsQuery = {}): Promise<TolerantSpotExecutionList> {
-    return this.read("spotExecutions", () => this.records(wallet, query, (count) => this.world.queries.spotExecutionsOfWallet(wallet, count)) as TolerantSpotExecutionList);
+    return this.read("spotExecutions", () => this.walletRecords(wallet, query, (count) => this.world.queries.spotExecutionsOfWallet(wallet, count)) as TolerantSpotExecutionList);
   }
 
   /**
@@ -255,9 +269,76 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     return this.read("spotMarketSummary", () => this.world.queries.spotMarketSummary(checkMarket(this.world.exchange.marketsBySymbol, checkSymbolParam(symbol), "spot")) as SpotMarketSummary);
   }
 
-  /** A wallet's `{data, meta}` page of timestamped records (read-params.ts recordsPage, as src/live/rest.ts answers it). */
-  private records<T extends { timestamp: number }>(wallet: string, query: ExecutionsQuery, fetch: (count: number) => T[]) {
+  perpMarketDefinitions(): Promise<readonly MarketDefinition[]> {
+    return this.read("perpMarketDefinitions", () => this.world.queries.perpMarketDefinitions());
+  }
+
+  spotMarketDefinitions(): Promise<readonly SpotMarketDefinition[]> {
+    return this.read("spotMarketDefinitions", () => this.world.queries.spotMarketDefinitions());
+  }
+
+  assetDefinitions(): Promise<readonly AssetDefinition[]> {
+    return this.read("assetDefinitions", () => this.world.queries.assetDefinitions());
+  }
+
+  globalFeeParameters(): Promise<GlobalFeeParameters> {
+    return this.read("globalFeeParameters", () => this.world.queries.globalFeeParameters());
+  }
+
+  feeTiers(): Promise<readonly FeeTierParameters[]> {
+    return this.read("feeTiers", () => this.world.queries.feeTiers() as FeeTierParameters[]);
+  }
+
+  assetOraclePrices(): Promise<readonly AssetOraclePrice[]> {
+    return this.read("assetOraclePrices", () => this.world.queries.assetOraclePrices() as AssetOraclePrice[]);
+  }
+
+  /** GET /v2/market/{symbol}/perpExecutions: a `{data, meta}` page, as perpExecutions; a spot symbol is SYMBOL_NOT_FOUND_ERROR. */
+  marketPerpExecutions(symbol: string, query: ExecutionsQuery = {}): Promise<TolerantPerpExecutionList> {
+    return this.read("marketPerpExecutions", () => this.marketRecords(symbol, "perp", query, (market, count) => this.world.queries.perpExecutionsOfMarket(market, count)) as TolerantPerpExecutionList);
+  }
+
+  /** GET /v2/market/{symbol}/spotExecutions: as marketPerpExecutions; a perp symbol is SYMBOL_NOT_FOUND_ERROR. */
+  marketSpotExecutions(symbol: string, query: ExecutionsQuery = {}): Promise<TolerantSpotExecutionList> {
+    return this.read("marketSpotExecutions", () => this.marketRecords(symbol, "spot", query, (market, count) => this.world.queries.spotExecutionsOfMarket(market, count)) as TolerantSpotExecutionList);
+  }
+
+  /** GET /v2/market/{symbol}/executionBusts: a `{data, meta}` page of a market of either kind. */
+  marketExecutionBusts(symbol: string, query: ExecutionsQuery = {}): Promise<ExecutionBustList> {
+    return this.read("marketExecutionBusts", () => this.marketRecords(symbol, undefined, query, (market, count) => this.world.queries.bustsOfMarket(market, count)));
+  }
+
+  /** GET /v2/wallet/{address}/executionBusts: a `{data, meta}` page, as perpExecutions. */
+  walletExecutionBusts(wallet: string, query: ExecutionsQuery = {}): Promise<ExecutionBustList> {
+    return this.read("walletExecutionBusts", () => this.walletRecords(wallet, query, (count) => this.world.queries.bustsOfWallet(wallet, count)));
+  }
+
+  walletAccounts(wallet: string): Promise<readonly WalletAccount[]> {
+    return this.read("walletAccounts", () => this.world.queries.accounts(checkAddressParam(wallet)));
+  }
+
+  walletConfiguration(wallet: string): Promise<WalletConfiguration> {
+    return this.read("walletConfiguration", () => this.world.queries.walletConfiguration(checkAddressParam(wallet)) as WalletConfiguration);
+  }
+
+  /** A wallet's `{data, meta}` page of timestamped records: the address checked, then the query. */
+  private walletRecords<T extends { timestamp: number }>(wallet: string, query: ExecutionsQuery, fetch: (count: number) => T[]) {
     checkAddressParam(wallet);
+    return this.records(query, fetch);
+  }
+
+  /**
+   * A market's `{data, meta}` page of timestamped records: the symbol's
+   * pattern checked, then the query, then whether it names a market of
+   * `kind` (any kind when undefined), in src/live/rest.ts's order.
+   */
+  private marketRecords<T extends { timestamp: number }>(symbol: string, kind: "perp" | "spot" | undefined, query: ExecutionsQuery, fetch: (symbol: string, count: number) => T[]) {
+    checkSymbolParam(symbol);
+    return this.records(query, (count) => fetch(checkMarket(this.world.exchange.marketsBySymbol, symbol, kind), count));
+  }
+
+  /** The `{data, meta}` page of timestamped records (read-params.ts recordsPage, as src/live/rest.ts answers it), `limit` and the time filter checked as the route checks them. */
+  private records<T extends { timestamp: number }>(query: ExecutionsQuery, fetch: (count: number) => T[]) {
     const given = integerValue("limit", query.limit);
     const limit = given === undefined ? EXECUTIONS_LIMIT_DEFAULT : checkLimit(given, EXECUTIONS_LIMIT_MAX);
     return recordsPage(fetch, { limit, ...timeFilter(query) }, this.world.exchange.config.recordsRetained);

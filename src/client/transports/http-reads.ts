@@ -18,6 +18,18 @@
  * | perpMarketSummary  | GET /perpMarket/{symbol}/summary           | -                           |
  * | spotMarketsSummary | GET /spotMarkets/summary                   | -                           |
  * | spotMarketSummary  | GET /spotMarket/{symbol}/summary           | -                           |
+ * | perpMarketDefinitions | GET /perpMarketDefinitions              | -                           |
+ * | spotMarketDefinitions | GET /spotMarketDefinitions              | -                           |
+ * | assetDefinitions      | GET /assetDefinitions                   | -                           |
+ * | globalFeeParameters   | GET /globalFeeParameters                | -                           |
+ * | feeTiers              | GET /feeTiers                           | -                           |
+ * | assetOraclePrices     | GET /assetOraclePrices                  | -                           |
+ * | marketPerpExecutions  | GET /market/{symbol}/perpExecutions     | limit, startTime, endTime   |
+ * | marketSpotExecutions  | GET /market/{symbol}/spotExecutions     | limit, startTime, endTime   |
+ * | marketExecutionBusts  | GET /market/{symbol}/executionBusts     | limit, startTime, endTime   |
+ * | walletExecutionBusts  | GET /wallet/{address}/executionBusts    | limit, startTime, endTime   |
+ * | walletAccounts        | GET /wallet/{address}/accounts          | -                           |
+ * | walletConfiguration   | GET /wallet/{address}/configuration     | -                           |
  *
  * Answers, as the simulator's in-process reads give them for the same
  * state: the body decoded tolerantly (decode.ts: unknown fields kept, open
@@ -34,9 +46,20 @@
  * them.
  */
 import { z } from "zod";
-import { AccountBalance, Position, TransferList } from "../../spec/account.ts";
+import { AccountBalance, Position, TransferList, WalletAccount } from "../../spec/account.ts";
+import { ExecutionBustList } from "../../spec/bust.ts";
 import { Depth } from "../../spec/depth.ts";
-import { MarketSummary, SpotMarketSummary } from "../../spec/market.ts";
+import {
+  AssetDefinition,
+  AssetOraclePrice,
+  FeeTierParameters,
+  GlobalFeeParameters,
+  MarketDefinition,
+  MarketSummary,
+  SpotMarketDefinition,
+  SpotMarketSummary,
+  WalletConfiguration,
+} from "../../spec/market.ts";
 import {
   decodeRequestError,
   decodeWith,
@@ -60,6 +83,12 @@ const Positions = z.array(Position);
 const Balances = z.array(AccountBalance);
 const MarketSummaries = z.array(MarketSummary);
 const SpotMarketSummaries = z.array(SpotMarketSummary);
+const MarketDefinitions = z.array(MarketDefinition);
+const SpotMarketDefinitions = z.array(SpotMarketDefinition);
+const AssetDefinitions = z.array(AssetDefinition);
+const FeeTiers = z.array(FeeTierParameters);
+const AssetOraclePrices = z.array(AssetOraclePrice);
+const WalletAccounts = z.array(WalletAccount);
 
 /** `?a=1&b=2` of the defined values, in the given order, or "". */
 function queryString(values: Record<string, string | number | undefined>): string {
@@ -109,13 +138,14 @@ export function httpReadTransport(baseUrl: string, options: HttpReadTransportOpt
   }
 
   const wallet = (address: string, leaf: string) => `/wallet/${encodeURIComponent(address)}/${leaf}`;
+  const market = (symbol: string, leaf: string) => `/market/${encodeURIComponent(symbol)}/${leaf}`;
   const executions = (query: ExecutionsQuery) => queryString({ limit: query.limit, startTime: query.startTime, endTime: query.endTime });
 
   return {
     openOrders: (address) => get("openOrders", wallet(address, "openOrders"), OpenOrders),
     orderHistory: (address, query: OrderHistoryQuery = {}) =>
       get("orderHistory", wallet(address, "orderHistory") + queryString({ startTime: query.startTime, endTime: query.endTime, cursor: query.cursor }), TolerantOrderHistoryList),
-    depth: (symbol, query: DepthQuery = {}) => get("depth", `/market/${encodeURIComponent(symbol)}/depth${queryString({ limit: query.limit })}`, Depth),
+    depth: (symbol, query: DepthQuery = {}) => get("depth", market(symbol, "depth") + queryString({ limit: query.limit }), Depth),
     positions: (address) => get("positions", wallet(address, "positions"), Positions),
     balances: (address) => get("balances", wallet(address, "accountBalances"), Balances),
     perpExecutions: (address, query: ExecutionsQuery = {}) => get("perpExecutions", wallet(address, "perpExecutions") + executions(query), TolerantPerpExecutionList),
@@ -130,5 +160,17 @@ export function httpReadTransport(baseUrl: string, options: HttpReadTransportOpt
     perpMarketSummary: (symbol) => get("perpMarketSummary", `/perpMarket/${encodeURIComponent(symbol)}/summary`, MarketSummary),
     spotMarketsSummary: () => get("spotMarketsSummary", "/spotMarkets/summary", SpotMarketSummaries),
     spotMarketSummary: (symbol) => get("spotMarketSummary", `/spotMarket/${encodeURIComponent(symbol)}/summary`, SpotMarketSummary),
+    perpMarketDefinitions: () => get("perpMarketDefinitions", "/perpMarketDefinitions", MarketDefinitions),
+    spotMarketDefinitions: () => get("spotMarketDefinitions", "/spotMarketDefinitions", SpotMarketDefinitions),
+    assetDefinitions: () => get("assetDefinitions", "/assetDefinitions", AssetDefinitions),
+    globalFeeParameters: () => get("globalFeeParameters", "/globalFeeParameters", GlobalFeeParameters),
+    feeTiers: () => get("feeTiers", "/feeTiers", FeeTiers),
+    assetOraclePrices: () => get("assetOraclePrices", "/assetOraclePrices", AssetOraclePrices),
+    marketPerpExecutions: (symbol, query: ExecutionsQuery = {}) => get("marketPerpExecutions", market(symbol, "perpExecutions") + executions(query), TolerantPerpExecutionList),
+    marketSpotExecutions: (symbol, query: ExecutionsQuery = {}) => get("marketSpotExecutions", market(symbol, "spotExecutions") + executions(query), TolerantSpotExecutionList),
+    marketExecutionBusts: (symbol, query: ExecutionsQuery = {}) => get("marketExecutionBusts", market(symbol, "executionBusts") + executions(query), ExecutionBustList),
+    walletExecutionBusts: (address, query: ExecutionsQuery = {}) => get("walletExecutionBusts", wallet(address, "executionBusts") + executions(query), ExecutionBustList),
+    walletAccounts: (address) => get("walletAccounts", wallet(address, "accounts"), WalletAccounts),
+    walletConfiguration: (address) => get("walletConfiguration", wallet(address, "configuration"), WalletConfiguration),
   };
 }
