@@ -10,6 +10,11 @@
  *   transfers (filters, type, cursor) and the market summaries; REST refusals are
  *   RequestFailedError with the RequestError's code, a network failure a
  *   ConnectionError;
+ * - so do the other reads: the definitions, fee parameters, fee tiers and
+ *   oracle prices, a market's perp and spot executions and busts, a
+ *   wallet's busts, accounts and configuration (with busts, a VIP wallet
+ *   and an added signer in the state), their limit and time filters, and
+ *   their refusals (unknown symbol, wrong market kind, malformed wallet);
  * - every stream channel (the 17 of spec 6.1) delivers through the SDK
  *   stream exactly the frames a raw /ws client gets (subscribed frames with
  *   their snapshots, then channel_data in order), and the snapshots equal
@@ -328,6 +333,130 @@ describe("reads: the same answers as the in-process reads", () => {
     await bob.client.createOrder({ symbol: ETH, isBuy: false, qty: "0.1", limitPx: "2100", timeInForce: "GTC" });
     await sdk.ping();
     expect(got.get(depth)!.length).toBe(before);
+  });
+});
+
+describe("reads: every other REST read, the same answers as the in-process reads", () => {
+  const SIGNER = "0x00000000000000000000000000000000000000bb";
+
+  beforeAll(async () => {
+    // State the reads above leave out: a VIP wallet, an added signer, a busted perp and a busted spot match, and one more settled perp match.
+    await admin(`wallets/${bob.wallet}`, { feeTierId: 10, og: true });
+    await admin("signers", { accountId: 2, signer: SIGNER });
+    await admin("faults", { bustNext: { count: 2, reasonName: "GasPriceTooLow" } });
+    await bob.client.createOrder({ symbol: ETH, isBuy: false, qty: "0.1", limitPx: "2000", timeInForce: "GTC" });
+    await alice.client.createOrder({ symbol: ETH, isBuy: true, qty: "0.1", limitPx: "2000", timeInForce: "IOC" });
+    await bob.client.createOrder({ symbol: SPOT, isBuy: true, qty: "0.1", limitPx: "2010", timeInForce: "IOC" });
+    await advance(300);
+    await bob.client.createOrder({ symbol: ETH, isBuy: false, qty: "0.2", limitPx: "2000", timeInForce: "GTC" });
+    await alice.client.createOrder({ symbol: ETH, isBuy: true, qty: "0.2", limitPx: "2000", timeInForce: "IOC" });
+    await advance(300);
+  });
+
+  it("definitions, fee parameters, fee tiers and oracle prices", async () => {
+    const perps = await reads.perpMarketDefinitions();
+    expect(perps).toStrictEqual(await simRead((c) => c.perpMarketDefinitions()));
+    expect(perps.map((definition) => definition.symbol)).toEqual([ETH, "BTCRUSDPERP"]);
+    const spots = await reads.spotMarketDefinitions();
+    expect(spots).toStrictEqual(await simRead((c) => c.spotMarketDefinitions()));
+    expect(spots.map((definition) => [definition.symbol, definition.baseAsset])).toEqual([[SPOT, "WETH"]]);
+    const assets = await reads.assetDefinitions();
+    expect(assets).toStrictEqual(await simRead((c) => c.assetDefinitions()));
+    expect(assets.map((asset) => asset.asset)).toContain("WETH");
+    const fees = await reads.globalFeeParameters();
+    expect(fees).toStrictEqual(await simRead((c) => c.globalFeeParameters()));
+    expect(Object.keys(fees).sort()).toEqual(["affiliateReferrerRebate", "ogDiscount", "refereeDiscount", "referrerRebate"]);
+    const tiers = await reads.feeTiers();
+    expect(tiers).toStrictEqual(await simRead((c) => c.feeTiers()));
+    expect(tiers.find((tier) => tier.tierId === 10)).toMatchObject({ tierType: "VIP" });
+    const oracle = await reads.assetOraclePrices();
+    expect(oracle).toStrictEqual(await simRead((c) => c.assetOraclePrices()));
+    expect(oracle.map((price) => price.asset)).toEqual(expect.arrayContaining(["WETH", "WBTC"]));
+  });
+
+  it("a market's perp and spot executions and busts, with limit and time filters", async () => {
+    const perp = await reads.marketPerpExecutions(ETH);
+    expect(perp).toStrictEqual(await simRead((c) => c.marketPerpExecutions(ETH)));
+    expect(perp.meta).toEqual({ limit: 100 });
+    // One row per match (both sides in one record), busted matches left out: 0.2, then 0.1 and 0.5 of the reads above.
+    expect(perp.data.slice(0, 3).map((row) => [row.symbol, row.qty])).toEqual([
+      [ETH, "0.2"],
+      [ETH, "0.1"],
+      [ETH, "0.5"],
+    ]);
+    const at = perp.data[1]!.timestamp;
+    for (const query of [{ limit: 1 }, { startTime: at + 1 }, { endTime: at }, { startTime: at, endTime: at, limit: 5 }]) {
+      expect(await reads.marketPerpExecutions(ETH, query)).toStrictEqual(await simRead((c) => c.marketPerpExecutions(ETH, query)));
+    }
+    expect((await reads.marketPerpExecutions(ETH, { limit: 1 })).data).toStrictEqual(perp.data.slice(0, 1));
+    expect(await reads.marketPerpExecutions("BTCRUSDPERP")).toStrictEqual({ data: [], meta: { limit: 100 } });
+
+    const spot = await reads.marketSpotExecutions(SPOT);
+    expect(spot).toStrictEqual(await simRead((c) => c.marketSpotExecutions(SPOT)));
+    expect(spot.data.map((row) => [row.symbol, row.qty])).toEqual([[SPOT, "0.1"]]);
+    const spotAt = spot.data[0]!.timestamp;
+    for (const query of [{ limit: 1 }, { startTime: spotAt + 1 }, { endTime: spotAt, limit: 3 }]) {
+      expect(await reads.marketSpotExecutions(SPOT, query)).toStrictEqual(await simRead((c) => c.marketSpotExecutions(SPOT, query)));
+    }
+
+    for (const symbol of [ETH, SPOT, "BTCRUSDPERP"]) {
+      expect(await reads.marketExecutionBusts(symbol)).toStrictEqual(await simRead((c) => c.marketExecutionBusts(symbol)));
+    }
+    const busts = await reads.marketExecutionBusts(ETH);
+    expect(busts.data.map((bust) => [bust.symbol, bust.qty, bust.reason.reasonName])).toEqual([[ETH, "0.1", "GasPriceTooLow"]]);
+    expect((await reads.marketExecutionBusts(SPOT)).data.map((bust) => [bust.symbol, bust.qty])).toEqual([[SPOT, "0.1"]]);
+    const bustAt = busts.data[0]!.timestamp;
+    for (const query of [{ limit: 1 }, { startTime: bustAt + 1 }, { startTime: bustAt, endTime: bustAt }]) {
+      expect(await reads.marketExecutionBusts(ETH, query)).toStrictEqual(await simRead((c) => c.marketExecutionBusts(ETH, query)));
+    }
+    expect((await reads.marketExecutionBusts(ETH, { startTime: bustAt + 1 })).data).toEqual([]);
+  });
+
+  it("a wallet's busts, accounts and configuration", async () => {
+    for (const wallet of [alice.wallet, bob.wallet, NOBODY]) {
+      expect(await reads.walletExecutionBusts(wallet)).toStrictEqual(await simRead((c) => c.walletExecutionBusts(wallet)));
+      expect(await reads.walletAccounts(wallet)).toStrictEqual(await simRead((c) => c.walletAccounts(wallet)));
+      expect(await reads.walletConfiguration(wallet)).toStrictEqual(await simRead((c) => c.walletConfiguration(wallet)));
+    }
+    const busts = await reads.walletExecutionBusts(alice.wallet);
+    expect(busts.data.map((bust) => bust.symbol)).toEqual([SPOT, ETH]);
+    for (const query of [{ limit: 1 }, { endTime: busts.data[1]!.timestamp }, { startTime: busts.data[0]!.timestamp + 1 }]) {
+      expect(await reads.walletExecutionBusts(alice.wallet, query)).toStrictEqual(await simRead((c) => c.walletExecutionBusts(alice.wallet, query)));
+    }
+    expect(await reads.walletExecutionBusts(NOBODY)).toStrictEqual({ data: [], meta: { limit: 100 } });
+
+    expect(await reads.walletAccounts(alice.wallet)).toStrictEqual([{ accountId: 2, ownerWallet: alice.wallet, signers: [SIGNER, alice.wallet].sort() }]);
+    expect(await reads.walletAccounts(NOBODY)).toStrictEqual([]);
+    expect(await reads.walletConfiguration(bob.wallet)).toMatchObject({ feeTierId: 10, ogStatus: true });
+    expect(await reads.walletConfiguration(alice.wallet)).not.toStrictEqual(await reads.walletConfiguration(bob.wallet));
+  });
+
+  it("refusals: the same RequestError on both, with the read's name as `operation`", async () => {
+    const cases: [string, (r: ReadTransport) => Promise<unknown>, string][] = [
+      ["marketPerpExecutions", (r) => r.marketPerpExecutions("NOPEPERP"), "SYMBOL_NOT_FOUND_ERROR"],
+      ["marketPerpExecutions", (r) => r.marketPerpExecutions(SPOT), "SYMBOL_NOT_FOUND_ERROR"],
+      ["marketPerpExecutions", (r) => r.marketPerpExecutions("ETH-PERP"), "INPUT_VALIDATION_ERROR"],
+      ["marketPerpExecutions", (r) => r.marketPerpExecutions("NOPEPERP", { limit: 0 }), "INPUT_VALIDATION_ERROR"],
+      ["marketSpotExecutions", (r) => r.marketSpotExecutions(ETH), "SYMBOL_NOT_FOUND_ERROR"],
+      ["marketSpotExecutions", (r) => r.marketSpotExecutions(SPOT, { startTime: 2, endTime: 1 }), "INPUT_VALIDATION_ERROR"],
+      ["marketExecutionBusts", (r) => r.marketExecutionBusts("NOPE"), "SYMBOL_NOT_FOUND_ERROR"],
+      ["marketExecutionBusts", (r) => r.marketExecutionBusts(ETH, { limit: 1001 }), "INPUT_VALIDATION_ERROR"],
+      ["walletExecutionBusts", (r) => r.walletExecutionBusts("0x1234"), "INPUT_VALIDATION_ERROR"],
+      ["walletExecutionBusts", (r) => r.walletExecutionBusts(alice.wallet, { limit: 0 }), "INPUT_VALIDATION_ERROR"],
+      ["walletAccounts", (r) => r.walletAccounts("0x1234"), "INPUT_VALIDATION_ERROR"],
+      ["walletConfiguration", (r) => r.walletConfiguration("not-a-wallet"), "INPUT_VALIDATION_ERROR"],
+    ];
+    for (const [operation, read, code] of cases) {
+      const live = await read(reads).then(() => undefined, (failure: unknown) => failure);
+      const inProcess = await simRead((c) => read(c)).then(() => undefined, (failure: unknown) => failure);
+      expect(live, operation).toBeInstanceOf(RequestFailedError);
+      expect(inProcess, operation).toBeInstanceOf(RequestFailedError);
+      expect(live, operation).toMatchObject({ code, operation });
+      const { requestError } = live as RequestFailedError;
+      expect({ operation: (inProcess as RequestFailedError).operation, requestError: (inProcess as RequestFailedError).requestError }).toEqual({ operation, requestError });
+    }
+    const unknown = await reads.marketPerpExecutions("NOPEPERP").catch((error: RequestFailedError) => error);
+    expect((unknown as RequestFailedError).requestError.message).toBe('symbol "NOPEPERP" does not resolve to a market');
   });
 });
 

@@ -68,6 +68,16 @@ const REFUSED: readonly ReadCase[] = [
   { label: "perpMarketSummary of a symbol off its pattern", sim: (r) => r.perpMarketSummary("ETH-PERP"), live: "/v2/perpMarket/ETH-PERP/summary" },
   { label: "spotMarketSummary of a perp symbol", sim: (r) => r.spotMarketSummary(ETH), live: `/v2/spotMarket/${ETH}/summary` },
   { label: "spotMarketSummary of an unknown symbol", sim: (r) => r.spotMarketSummary("NOPE"), live: "/v2/spotMarket/NOPE/summary" },
+  // The reads of market records, busts, accounts and configuration: the symbol's pattern, then the query, then the market.
+  { label: "marketPerpExecutions of an unknown symbol", sim: (r) => r.marketPerpExecutions("NOPEPERP"), live: "/v2/market/NOPEPERP/perpExecutions" },
+  { label: "marketPerpExecutions of an unknown symbol with limit 0 (limit first)", sim: (r) => r.marketPerpExecutions("NOPEPERP", { limit: 0 }), live: "/v2/market/NOPEPERP/perpExecutions?limit=0" },
+  { label: "marketSpotExecutions of a perp symbol", sim: (r) => r.marketSpotExecutions(ETH), live: `/v2/market/${ETH}/spotExecutions` },
+  { label: "marketExecutionBusts of a symbol off its pattern", sim: (r) => r.marketExecutionBusts("ETH-PERP", { limit: 0 }), live: "/v2/market/ETH-PERP/executionBusts?limit=0" },
+  { label: "marketExecutionBusts with startTime after endTime", sim: (r) => r.marketExecutionBusts(ETH, { startTime: 2, endTime: 1 }), live: `/v2/market/${ETH}/executionBusts?startTime=2&endTime=1` },
+  { label: "walletExecutionBusts of a malformed wallet", sim: (r) => r.walletExecutionBusts("0xZZ"), live: "/v2/wallet/0xZZ/executionBusts" },
+  { label: "walletExecutionBusts with limit 1001", sim: (r) => r.walletExecutionBusts(WALLET, { limit: 1001 }), live: `/v2/wallet/${WALLET}/executionBusts?limit=1001` },
+  { label: "walletAccounts of a malformed wallet", sim: (r) => r.walletAccounts("0x1234"), live: "/v2/wallet/0x1234/accounts" },
+  { label: "walletConfiguration of a malformed wallet", sim: (r) => r.walletConfiguration("not-a-wallet"), live: "/v2/wallet/not-a-wallet/configuration" },
 ];
 
 /** Reads both sides answer (an upper-case wallet spelling is well formed). */
@@ -76,6 +86,8 @@ const ANSWERED: readonly ReadCase[] = [
   { label: "perpExecutions with limit 1000", sim: (r) => r.perpExecutions(WALLET, { limit: 1000 }), live: `/v2/wallet/${WALLET}/perpExecutions?limit=1000` },
   { label: "spotExecutions with limit 1000", sim: (r) => r.spotExecutions(WALLET, { limit: 1000 }), live: `/v2/wallet/${WALLET}/spotExecutions?limit=1000` },
   { label: "transfers of a wallet without accounts, filtered", sim: (r) => r.transfers(WALLET, { type: "DEPOSIT", startTime: T, limit: 7 }), live: `/v2/wallet/${WALLET}/transfers?type=DEPOSIT&startTime=${T}&limit=7` },
+  { label: "walletExecutionBusts of a wallet without accounts, filtered", sim: (r) => r.walletExecutionBusts(WALLET, { startTime: T, limit: 7 }), live: `/v2/wallet/${WALLET}/executionBusts?startTime=${T}&limit=7` },
+  { label: "walletAccounts of a wallet without accounts", sim: (r) => r.walletAccounts(WALLET), live: `/v2/wallet/${WALLET}/accounts` },
 ];
 
 const simOutcomes = new Map<string, { ok: true; value: unknown } | { ok: false; error: unknown }>();
