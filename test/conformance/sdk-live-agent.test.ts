@@ -31,6 +31,7 @@ import noiseTaker from "../../agents/noise-taker.ts";
 import {
   ConnectionError,
   connectLiveAgent,
+  fetchAgentMarkets,
   connectWsStream,
   httpReadTransport,
   RequestFailedError,
@@ -131,6 +132,12 @@ describe("connectLiveAgent", () => {
       ["BTCRUSDPERP", "perp", 2, "WBTC"],
       [SPOT, "spot", 5, "WETH"],
     ]);
+  });
+
+  it("reports a server that does not answer the definitions as a ConnectionError naming the read", async () => {
+    const failure = fetchAgentMarkets(`${base}/v2/nowhere`);
+    await expect(failure).rejects.toBeInstanceOf(ConnectionError);
+    await expect(failure).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/^(perp|spot)MarketDefinitions failed|^assetDefinitions failed/) });
   });
 });
 

@@ -100,24 +100,6 @@ function endpoint(url: string, path: string, ws: boolean): string {
   return base.toString().replace(/\/+$/, "");
 }
 
-async function getJson(url: string): Promise<unknown> {
-  const response = await fetch(url);
-  if (response.status !== 200) throw new ClientConfigError(`GET ${url} answered HTTP ${response.status}`);
-  return response.json();
-}
-
-interface PerpDefinition {
-  symbol: string;
-  marketId: number;
-  tickSize: string;
-  qtyStepSize: string;
-  minOrderQty: string;
-}
-
-interface SpotDefinition extends PerpDefinition {
-  baseAsset: string;
-}
-
 function indexAssetOf(symbol: string, assets: readonly string[], given: Readonly<Record<string, string>> | undefined): string {
   const named = given?.[symbol];
   if (named !== undefined) return named;
@@ -129,16 +111,17 @@ function indexAssetOf(symbol: string, assets: readonly string[], given: Readonly
   throw new ClientConfigError(`the index asset of perp market "${symbol}" is not known: give it in indexAssets`);
 }
 
-/** The server's markets as agents see them, from the REST definitions. */
+/**
+ * The server's markets as agents see them, from the REST definitions (read
+ * and decoded by httpReadTransport: a refusal is a RequestFailedError, an
+ * answer its schema refuses an InvalidResponseError, a network failure a
+ * ConnectionError).
+ */
 export async function fetchAgentMarkets(restBase: string, indexAssets?: Readonly<Record<string, string>>): Promise<AgentMarket[]> {
-  const base = restBase.replace(/\/+$/, "");
-  const [perps, spots, assets] = (await Promise.all([
-    getJson(`${base}/perpMarketDefinitions`),
-    getJson(`${base}/spotMarketDefinitions`),
-    getJson(`${base}/assetDefinitions`),
-  ])) as [PerpDefinition[], SpotDefinition[], { asset: string }[]];
+  const reads = httpReadTransport(restBase);
+  const [perps, spots, assets] = await Promise.all([reads.perpMarketDefinitions(), reads.spotMarketDefinitions(), reads.assetDefinitions()]);
   const assetNames = assets.map((a) => a.asset);
-  const pick = (m: PerpDefinition) => ({ symbol: m.symbol, marketId: m.marketId, tickSize: m.tickSize, qtyStepSize: m.qtyStepSize, minOrderQty: m.minOrderQty });
+  const pick = (m: Pick<AgentMarket, "symbol" | "marketId" | "tickSize" | "qtyStepSize" | "minOrderQty">) => ({ symbol: m.symbol, marketId: m.marketId, tickSize: m.tickSize, qtyStepSize: m.qtyStepSize, minOrderQty: m.minOrderQty });
   return [
     ...perps.map((m) => Object.freeze({ ...pick(m), kind: "perp" as const, asset: indexAssetOf(m.symbol, assetNames, indexAssets) })),
     ...spots.map((m) => Object.freeze({ ...pick(m), kind: "spot" as const, asset: m.baseAsset })),
