@@ -72,7 +72,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     },
   });
   if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
-  console.log(`shadowbook fuzz ${report.scenario}: ${report.results.length} seeds on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
+  console.log(`shadowbook fuzz ${report.scenario}: ${report.results.length} seed${report.results.length === 1 ? "" : "s"} on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
   const stats = `  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall: ${report.seedsPerSecond.toFixed(2)} seeds/s, ${Math.round(report.events / report.wallSeconds).toLocaleString("en-US")} events/s`;
   const logs: FailureLog[] = [];
   const outDir = options.out ?? join("runs", `fuzz-${report.scenario}`);

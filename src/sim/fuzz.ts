@@ -97,6 +97,7 @@ export interface FuzzOptions {
 export interface FuzzReport {
   readonly scenario: string;
   readonly scenarioPath: string;
+  /** Workers the seeds ran on: the number asked for, or fewer when there were fewer seeds (1: serially in this thread, or one worker for one seed). */
   readonly workers: number;
   /** Sorted by seed. */
   readonly results: readonly FuzzResult[];
@@ -303,17 +304,18 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
     results.push(result);
     options.onResult?.(result);
   };
+  const used = Math.max(1, Math.min(workers, seeds.length));
   if (workers === 1) {
     for (const seed of seeds) record(await runFuzzSeed(loaded, seed, seedOptions));
   } else if (seeds.length > 0) {
-    await runPool({ loaded, seeds, workers: Math.min(workers, seeds.length), seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
+    await runPool({ loaded, seeds, workers: used, seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
   }
   results.sort((a, b) => a.seed - b.seed);
   const wallSeconds = (performance.now() - started) / 1_000;
   return Object.freeze({
     scenario: scenario.name,
     scenarioPath: options.scenarioPath,
-    workers,
+    workers: used,
     results,
     failures: results.filter((result) => !result.ok),
     events: results.reduce((sum, result) => sum + result.events, 0),

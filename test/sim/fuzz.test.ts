@@ -142,6 +142,8 @@ describe("fuzzScenario", () => {
   it("fails a seed that runs past its timeout, in a worker", async () => {
     const report = await fuzzScenario({ scenarioPath: FUZZ, seeds: [1], workers: 2, seedTimeoutSeconds: 0.05 });
     expect(report.results).toHaveLength(1);
+    // One seed takes one worker of the two asked for, and the report says so.
+    expect(report.workers).toBe(1);
     expect(report.results[0]).toMatchObject({ seed: 1, ok: false, parameters: fuzzedScenario(fuzzFixture, 1).parameters, error: { kind: "Timeout", message: "seed 1 ran longer than 0.05 s of wall time" } });
   });
 
