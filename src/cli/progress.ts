@@ -17,7 +17,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): { upda
       const span = progress.endMicros - progress.startMicros;
       const share = span === 0 ? 1 : Math.min(1, (progress.atMicros - progress.startMicros) / span);
       const rate = progress.wallSeconds > 0 ? Math.round(progress.events / progress.wallSeconds) : 0;
-      const text = `${formatMicros(progress.atMicros)}  ${(share * 100).toFixed(0).padStart(3)}%  ${progress.events} events  ${rate.toLocaleString("en-US")} events/s`;
+      const text = `${formatMicros(progress.atMicros)}  ${(share * 100).toFixed(0).padStart(3)}%  ${progress.events.toLocaleString("en-US")} events  ${rate.toLocaleString("en-US")} events/s`;
       if (stream.isTTY) {
         const filled = Math.round(share * WIDTH);
         stream.write(`\r[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`);

@@ -90,7 +90,7 @@ describe("progressBar off a terminal", () => {
     const bar = progressBar(stream);
     bar.update(at(0.2, 2, 1_234_567));
     bar.update(at(0.4, 0, 10));
-    expect(writes[0]).toContain("1234567 events  617,284 events/s");
+    expect(writes[0]).toContain("1,234,567 events  617,284 events/s");
     expect(writes[1]).toContain("10 events  0 events/s");
   });
 
