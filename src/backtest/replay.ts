@@ -35,7 +35,9 @@
  * A resting order (maker, at its own price):
  * - a recorded trade at its price whose taker is on the other side advances
  *   the queue (`trade`); the part that goes beyond the queue ahead fills it
- *   (partial fills; a fractional queue rounds down to whole lots);
+ *   (partial fills; a fractional queue rounds down to whole lots); own
+ *   orders at one price queue in the order they arrived, so a trade's lots
+ *   fill them once, the earliest first;
  * - a recorded trade through its price (a buyer paid more than its ask, a
  *   seller took less than its bid) fills it fully;
  * - the opposite best moving to or through its price (a depth frame whose
@@ -676,24 +678,41 @@ export class ReplayBacktest {
     this.lastBestAsk[market] = Number.isNaN(bestAsk) ? Infinity : bestAsk;
   }
 
-  /** A recorded trade (taker buy: own asks are the maker side) at `priceTicks`. */
+  /**
+   * A recorded trade (taker buy: own asks are the maker side) at `priceTicks`.
+   * Own orders at the trade's price queue among themselves in arrival order
+   * (the list's order): an order stands behind the recorded lots ahead of it
+   * and behind the lots left of the own orders that came before it, so the
+   * trade's lots fill own orders once, the earliest first.
+   */
   private tradeAtOwn(market: number, takerBuy: boolean, priceTicks: number, lots: number): void {
     const orders = takerBuy ? this.asks[market]! : this.bids[market]!;
-    for (let i = orders.length - 1; i >= 0; i--) {
+    /** Lots left, before this trade, of the own orders at the price that came earlier. */
+    let ownAhead = 0;
+    /** The trade's lots not yet given to an own order. */
+    let left = lots;
+    for (let i = 0; i < orders.length; ) {
       const order = orders[i]!;
       const through = takerBuy ? order.priceTicks < priceTicks : order.priceTicks > priceTicks;
       if (through) {
         this.fill(order, order.leavesLots, order.priceTicks, true);
       } else if (order.priceTicks === priceTicks) {
+        const leaves = order.leavesLots;
         this.queue.trade(order, lots);
         if (order.ahead < 0) {
-          // The trade went beyond the queue ahead: the overflow fills this order (whole lots), which is now at the front.
-          const overflow = Math.floor(-order.ahead + 1e-9);
+          // The trade went beyond the recorded queue ahead (now 0): what is left of it after the earlier own orders fills this one (whole lots).
+          const overflow = Math.floor(-order.ahead - ownAhead + 1e-9);
           order.ahead = 0;
-          const filled = Math.min(overflow, lots, order.leavesLots);
-          if (filled > 0) this.fill(order, filled, order.priceTicks, true);
+          const filled = Math.min(overflow, left, order.leavesLots);
+          if (filled > 0) {
+            left -= filled;
+            this.fill(order, filled, order.priceTicks, true);
+          }
         }
+        ownAhead += leaves;
       }
+      // A filled order left the list (fill -> unrest): the next one is at i.
+      if (orders[i] === order) i++;
     }
   }
 

@@ -186,3 +186,35 @@ describe("queue models in a replay", () => {
     expect(log.fills.map((fill) => fill.leavesLots)).toEqual([0, 0]);
   });
 });
+
+describe("own orders at one price", () => {
+  // Bid level 100 holds 10. Own buy A (3 lots) arrives at 1.1 ms and own buy B (5 lots) at 1.6 ms, each behind
+  // the 10 recorded lots; B is also behind A (it came later). 5 lots join behind at 2 ms (15).
+  // A sell of 12 matches at 3 ms (15 -> 3), a sell of 3 at 5 ms (3 -> 0).
+  const rows = [
+    snapshot(1_000, [[100, 10]], [[105, 5]]),
+    update(2_000, [[100, 15]], []),
+    update(3_000, [[100, 3]], []),
+    trades(4_000, [{ side: "A", price: 100, qty: 12, matchMs: 3 }]),
+    update(5_000, [[100, 0]], []),
+    trades(6_000, [{ side: "A", price: 100, qty: 3, matchMs: 5 }]),
+  ];
+  const actions = [
+    { at: 1_000, submit: { side: "B", priceTicks: 100, qtyLots: 3 } },
+    { at: 1_500, submit: { side: "B", priceTicks: 100, qtyLots: 5 } },
+  ] as const;
+
+  it.each([
+    ["riskAverse", riskAverseQueue],
+    ["probabilistic power n=2", probabilisticQueue(powerSplit(2))],
+  ])("fill from a trade's quantity once, in the order they arrived (%s)", (_name, queue) => {
+    // Trade of 12: 10 recorded lots, then 2 of A (1 left); B, behind A's 3, gets none.
+    // Trade of 3: A's last lot, then 2 of B. 15 traded = 10 recorded + 3 (A) + 2 (B).
+    const { result } = replayScript(rows, actions, { queue });
+    expect(result.fills.map((fill) => [fill.orderId, fill.qtyLots, fill.atMicros])).toEqual([
+      [1, 2, 3_000],
+      [1, 1, 5_000],
+      [2, 2, 5_000],
+    ]);
+  });
+});
