@@ -70,7 +70,7 @@ import { cancelAllAfterMessage, cancelMessage, massCancelMessage, orderMessage }
 import type { OrderBody } from "../../src/signing/wire.ts";
 import { STREAM_ERROR_INVALID_CHANNEL_NAME, STREAM_ERROR_INVALID_JSON, STREAM_ERROR_INVALID_TYPE } from "../../src/spec/errors.ts";
 import { marketRef, MARKETS } from "../exchange/gateway/harness.ts";
-import { spawnServe } from "../helpers/serve-process.ts";
+import { spawnServe, type ServeProcess } from "../helpers/serve-process.ts";
 import {
   deepText,
   EDGE_NUMBER_TEXTS,
@@ -114,7 +114,20 @@ const parties = (): Party[] => [w.alice, w.bob, w.carol];
 const digest = (): Record<string, unknown> => stateDigest(w.running, parties());
 const nowSec = (): number => Math.floor(w.now() / 1_000_000);
 
+/**
+ * The `shadowbook serve --record` child of the two process regression tests
+ * at the end (a deep body while recording; an upgrade to //[, which any
+ * `shadowbook serve` must survive): it takes seconds to start (tsx compiles
+ * the CLI), so it is started with the file, and comes up while the
+ * in-process tests run, once for both tests rather than twice at the end.
+ */
+let recordDirectory: string | undefined;
+let served: Promise<ServeProcess> | undefined;
+
 beforeAll(async () => {
+  recordDirectory = mkdtempSync(join(tmpdir(), "shadowbook-hostile-"));
+  served = spawnServe({ via: "bin", args: ["--port", "0", "--clock", "manual", "--signer-threads", "0", "--record", recordDirectory], readyTimeoutMs: 40_000 });
+  served.catch(() => {}); // a failure to start is the tests' to report
   w = await startRestWorld({ edgeLimit: { requestsPerWindow: 100_000_000, windowMs: 60_000 } });
   for (const party of parties()) await w.admin(`wallets/${party.address}`, { rateTier: 3 });
   // bob's resting sell at 2005: a post-only buy above it would cross.
@@ -134,6 +147,8 @@ afterAll(async () => {
   exec?.close();
   stream?.close();
   await w?.close();
+  (await served?.catch(() => undefined))?.child.kill("SIGKILL");
+  if (recordDirectory !== undefined) rmSync(recordDirectory, { recursive: true, force: true });
 });
 
 /** The server answers its probes and a read, and takes a valid signed createOrder. */
@@ -1132,20 +1147,28 @@ describe("5. /admin with junk bodies and paths", () => {
 
 // -- 6. raw request lines -----------------------------------------------------------------------------------------------------
 
-/** Sends raw bytes on a fresh TCP connection; resolves with what came back before the close (or 1 s). */
+/**
+ * Sends raw bytes on a fresh TCP connection; resolves with what came back by
+ * the end of the response head (the status line and headers, all the
+ * callers check), by the close, or after 1 s, whichever is first. Not
+ * waiting for the close: a 101 keeps the connection open by design, so
+ * waiting for it cost the full second per upgrade.
+ */
 function rawHttp(port: number, text: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1", () => socket.write(text));
     let received = "";
-    const timer = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
       socket.destroy();
       resolve(received);
-    }, 1_000);
-    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(received);
+    };
+    const timer = setTimeout(done, 1_000);
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+      if (received.includes("\r\n\r\n")) done();
     });
+    socket.on("close", done);
     socket.on("error", () => {});
   });
 }
@@ -1288,25 +1311,19 @@ describe("a JSON body nested a few thousand levels deep", () => {
   });
 
   it("shadowbook serve --record: after such a body the server still answers the next request and keeps recording", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "shadowbook-hostile-"));
-    const served = await spawnServe({ via: "bin", args: ["--port", "0", "--clock", "manual", "--signer-threads", "0", "--record", directory], readyTimeoutMs: 40_000 });
-    try {
-      const answer = await fetch(`${served.origin}/v2/createOrder`, { method: "POST", headers: JSON_HEADERS, body: `{"x":${deepText(DEPTH, "array")}}` });
-      const text = await answer.text();
-      expect.soft(`${answer.status} ${text}`).toMatch(/^400 /);
-      // The next input (here a clock step) is the next step of the input log.
-      const clock = await fetch(`${served.origin}/admin/clock`, { method: "POST", headers: JSON_HEADERS, body: '{"advanceMs":100}' }).then(
-        async (response) => `${response.status} ${await response.text()}`,
-        (error: unknown) => `no answer: ${String(error)}`,
-      );
-      const exited = await Promise.race([served.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000))]);
-      expect.soft(clock).toMatch(/^200 /);
-      expect(exited, `the server exited: ${served.output().slice(-600)}`).toBeUndefined();
-      expect((await fetch(`${served.origin}/health/live`)).status).toBe(200);
-    } finally {
-      served.child.kill("SIGKILL");
-      rmSync(directory, { recursive: true, force: true });
-    }
+    const server = await served!;
+    const answer = await fetch(`${server.origin}/v2/createOrder`, { method: "POST", headers: JSON_HEADERS, body: `{"x":${deepText(DEPTH, "array")}}` });
+    const text = await answer.text();
+    expect.soft(`${answer.status} ${text}`).toMatch(/^400 /);
+    // The next input (here a clock step) is the next step of the input log.
+    const clock = await fetch(`${server.origin}/admin/clock`, { method: "POST", headers: JSON_HEADERS, body: '{"advanceMs":100}' }).then(
+      async (response) => `${response.status} ${await response.text()}`,
+      (error: unknown) => `no answer: ${String(error)}`,
+    );
+    const exited = await Promise.race([server.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000))]);
+    expect.soft(clock).toMatch(/^200 /);
+    expect(exited, `the server exited: ${server.output().slice(-600)}`).toBeUndefined();
+    expect((await fetch(`${server.origin}/health/live`)).status).toBe(200);
   });
 });
 
@@ -1331,14 +1348,10 @@ describe("a WebSocket upgrade whose request target is not a URL", () => {
   }
 
   it("shadowbook serve: one 80-byte upgrade request to //[ does not end the process", async () => {
-    const served = await spawnServe({ via: "bin", args: ["--port", "0", "--clock", "manual", "--signer-threads", "0"], readyTimeoutMs: 40_000 });
-    try {
-      await rawHttp(served.port, "GET //[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
-      const exited = await Promise.race([served.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000))]);
-      expect(exited, `the server exited: ${served.output().slice(-600)}`).toBeUndefined();
-      expect((await fetch(`${served.origin}/health/live`)).status).toBe(200);
-    } finally {
-      served.child.kill("SIGKILL");
-    }
+    const server = await served!;
+    await rawHttp(server.port, "GET //[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+    const exited = await Promise.race([server.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000))]);
+    expect(exited, `the server exited: ${server.output().slice(-600)}`).toBeUndefined();
+    expect((await fetch(`${server.origin}/health/live`)).status).toBe(200);
   });
 });
