@@ -995,7 +995,7 @@ export class ReplayBacktest {
     const rng = root.stream(`strategy:${this.options.strategy.name}`);
     const marketIndex = (symbol: string, what: string): number => {
       const index = this.symbols.get(symbol);
-      if (index === undefined) throw new ReplayStrategyError(`${what} symbol "${symbol}" is not a replayed market (${[...this.symbols.keys()].join(", ")})`);
+      if (index === undefined) throw new ReplayStrategyError(`${what} symbol "${symbol}" is not a replayed market (${[...this.symbols.keys()].join(", ")})${what === "submit" ? " (SYMBOL_NOT_FOUND_ERROR)" : ""}`);
       return index;
     };
     return {
@@ -1019,10 +1019,16 @@ export class ReplayBacktest {
   private submit(request: OrderRequest, market: number): number {
     const { side, priceTicks, qtyLots } = request;
     const timeInForce = request.timeInForce ?? "GTC";
-    if (side !== "B" && side !== "A") throw new ReplayStrategyError(`submit side "${side}" must be B or A`);
-    if (!Number.isSafeInteger(priceTicks) || priceTicks <= 0) throw new ReplayStrategyError(`submit priceTicks "${priceTicks}" must be a positive whole number of ticks`);
-    if (!Number.isSafeInteger(qtyLots) || qtyLots <= 0) throw new ReplayStrategyError(`submit qtyLots "${qtyLots}" must be a positive whole number of lots`);
-    if (timeInForce !== "GTC" && timeInForce !== "IOC") throw new ReplayStrategyError(`submit timeInForce "${timeInForce}" must be GTC or IOC`);
+    // Refusals name the spec's code of the exchange's admission check (spec 7.3); nothing is changed by one.
+    if (side !== "B" && side !== "A") throw new ReplayStrategyError(`submit side "${side}" must be B or A (INPUT_VALIDATION_ERROR)`);
+    if (timeInForce !== "GTC" && timeInForce !== "IOC") throw new ReplayStrategyError(`submit timeInForce "${timeInForce}" must be GTC or IOC (INPUT_VALIDATION_ERROR)`);
+    if (request.postOnly === true && timeInForce === "IOC") throw new ReplayStrategyError(`submit postOnly with timeInForce "IOC": a postOnly order must be GTC (INPUT_VALIDATION_ERROR)`);
+    if (!Number.isSafeInteger(priceTicks) || priceTicks <= 0) throw new ReplayStrategyError(`submit priceTicks "${priceTicks}" must be a positive whole number of ticks (PRICE_QTY_BOUNDS_ERROR)`);
+    if (!Number.isSafeInteger(qtyLots) || qtyLots <= 0) throw new ReplayStrategyError(`submit qtyLots "${qtyLots}" must be a positive whole number of lots (PRICE_QTY_BOUNDS_ERROR)`);
+    // The accounts count a fill's notional in ticks x lots as a safe integer (account.ts).
+    if (!Number.isSafeInteger(priceTicks * qtyLots)) {
+      throw new ReplayStrategyError(`submit priceTicks "${priceTicks}" x qtyLots "${qtyLots}" is beyond ${Number.MAX_SAFE_INTEGER} ticks x lots of notional (PRICE_QTY_BOUNDS_ERROR)`);
+    }
     const id = this.nextOrderId++;
     const local: MutableLocalOrder = { id, symbol: request.symbol, side, priceTicks, qtyLots, leavesLots: qtyLots, status: "pendingNew", timeInForce };
     const order: OwnOrder = {

@@ -32,7 +32,12 @@
  *
  * Orders: `ctx.submit` sends a LIMIT order (GTC or IOC, postOnly optional)
  * with its price in ticks and quantity in lots of the market; `ctx.cancel`
- * sends a cancel. Both reach the replayed book after the order-entry
+ * sends a cancel. A request the exchange would refuse at admission (a
+ * symbol not replayed, a bad side or timeInForce, postOnly with IOC, a
+ * price or quantity not a positive whole number of ticks or lots, or a
+ * notional beyond the accounts' integers) is refused at once: submit throws
+ * a ReplayStrategyError naming the field, the rule and the spec's code
+ * (spec 7.3), and nothing changes. Both reach the replayed book after the order-entry
  * latency, in the order they were sent. `ctx.orders` is the strategy's own
  * view of its open orders (what the responses told it so far), and
  * `ctx.position` its position as the fills it has received add up.
@@ -83,6 +88,7 @@ export interface OrderRequest {
   readonly qtyLots: number;
   /** Default GTC. */
   readonly timeInForce?: "GTC" | "IOC";
+  /** GTC only (with IOC: INPUT_VALIDATION_ERROR); rejected when it would cross on arrival. */
   readonly postOnly?: boolean;
 }
 
