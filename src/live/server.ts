@@ -231,7 +231,9 @@ export class LiveServer {
       if (path === "/ws" || path === "/exec") {
         // A WebSocket endpoint reached without an upgrade (an http:// URL, a plain GET): it exists, so not 404.
         const message = `${path} is a WebSocket endpoint: connect with a WebSocket upgrade (ws:// or wss://)`;
-        return void response.writeHead(426, { "content-type": "application/json", upgrade: "websocket", connection: "Upgrade" }).end(JSON.stringify({ error: "UPGRADE_REQUIRED", message }));
+        // A Connection header set here replaces Node's own, which honours a request's "close" (RFC 9112 9.6): keep it.
+        const connection = response.shouldKeepAlive ? "Upgrade" : "Upgrade, close";
+        return void response.writeHead(426, { "content-type": "application/json", upgrade: "websocket", connection }).end(JSON.stringify({ error: "UPGRADE_REQUIRED", message }));
       }
       response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND", message: `no route ${path}` }));
     } catch (error) {
