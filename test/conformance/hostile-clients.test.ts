@@ -87,6 +87,7 @@ import {
   type Op,
 } from "./helpers/hostile-arbitraries.ts";
 import { BTC, ETH, NOBODY, SPOT, START_MICROS, startRestWorld, type Party, type RestWorld } from "./helpers/rest-world.ts";
+import { RawConnection, statusOf } from "./helpers/raw-http.ts";
 import { StreamClient, type Frame } from "./helpers/stream-client.ts";
 
 const SEED = 42;
@@ -1353,5 +1354,39 @@ describe("a WebSocket upgrade whose request target is not a URL", () => {
     const exited = await Promise.race([server.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000))]);
     expect(exited, `the server exited: ${server.output().slice(-600)}`).toBeUndefined();
     expect((await fetch(`${server.origin}/health/live`)).status).toBe(200);
+  });
+});
+
+/**
+ * A plain request to /ws or /exec that says `Connection: close`. The 426
+ * Upgrade Required answer set `connection: Upgrade` (RFC 9110 7.8: a sender
+ * of Upgrade names it in Connection), and Node, given a Connection header,
+ * takes the response's word over the request's: the connection was kept
+ * alive, against RFC 9112 9.6 (a server that receives "close" MUST close the
+ * connection after its response). Found by section 6, whose raw requests
+ * waited out their full second on these. The answer says `Upgrade, close`
+ * now, and closes; a keep-alive request's connection stays open.
+ */
+describe("a plain request with Connection: close to a WebSocket endpoint", () => {
+  for (const path of ["/ws", "/exec"]) {
+    it(`${path}: answered 426 with connection: Upgrade, close, and the connection closed (RFC 9112 9.6)`, async () => {
+      const connection = new RawConnection(w.running.port);
+      await connection.connected;
+      connection.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const { text } = await connection.closedWithin(5_000);
+      expect(statusOf(text), text).toBe(426);
+      expect(text).toMatch(/\r\nconnection: Upgrade, close\r\n/i);
+    });
+  }
+
+  it("a keep-alive request to /ws: answered 426 with connection: Upgrade, and the connection kept", async () => {
+    const connection = new RawConnection(w.running.port);
+    await connection.connected;
+    connection.write("GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
+    const text = await connection.until((received) => received.includes("\r\n0\r\n\r\n"));
+    expect(statusOf(text), text).toBe(426);
+    expect(text).toMatch(/\r\nconnection: Upgrade\r\n/i);
+    expect(connection.isClosed).toBe(false);
+    connection.socket.destroy();
   });
 });
