@@ -31,7 +31,14 @@
  *   each level at its own price (taker); the rest is cancelled ("IOC remainder");
  * - GTC postOnly that would cross the opposite best: rejected;
  * - GTC: takes what crosses like an IOC, and the rest rests at its price,
- *   with the whole displayed level at that price ahead of it (queue model `start`).
+ *   with the whole displayed level at that price ahead of it (queue model `start`);
+ * - an order that would meet an own resting order on the other side (own
+ *   orders are not in the replayed book, so they are checked apart): a
+ *   postOnly one is rejected; any other takes the displayed depth better
+ *   than that own order and, at its price, the recorded lots ahead of it,
+ *   then stops there and its rest is cancelled ("self-trade prevention",
+ *   the exchange's cancel-taker rule, src/engine/matcher.ts): own orders
+ *   never rest crossed with each other.
  * A resting order (maker, at its own price):
  * - a recorded trade at its price whose taker is on the other side advances
  *   the queue (`trade`); the part that goes beyond the queue ahead fills it
@@ -842,15 +849,23 @@ export class ReplayBacktest {
   private arriveOrder(order: OwnOrder): void {
     const book = this.books[order.market]!;
     const oppositeBest = order.buy ? book.bestAskTicks : book.bestBidTicks;
-    const crosses = order.buy ? order.priceTicks >= oppositeBest : order.priceTicks <= oppositeBest;
+    // Own resting orders are not in the replayed book: the one this order would meet first is found apart.
+    const own = this.ownCrossed(order);
+    const crosses = own !== null || (order.buy ? order.priceTicks >= oppositeBest : order.priceTicks <= oppositeBest);
     if (crosses && order.postOnly) {
       order.state = DONE;
       this.rejected++;
       this.respond(order, "rejected", "postOnly would cross", null);
       return;
     }
-    if (crosses) this.take(order, book);
+    if (crosses) this.take(order, book, own);
     if (order.leavesLots === 0) return;
+    if (own !== null) {
+      // Cancel-taker self-trade prevention (src/engine/matcher.ts): the taker stops at its own maker, which is untouched.
+      order.state = DONE;
+      this.respond(order, "cancelled", "self-trade prevention", null);
+      return;
+    }
     if (order.timeInForce === "IOC") {
       order.state = DONE;
       this.respond(order, "cancelled", "IOC remainder", null);
@@ -869,15 +884,41 @@ export class ReplayBacktest {
     this.respond(order, "accepted", "", null);
   }
 
-  /** Takes displayed liquidity up to the order's limit, best price first (taker fills at each level's price). */
-  private take(order: OwnOrder, book: ReplayBook): void {
+  /** The own resting order on the other side that an arriving order would meet first (best price, then the earliest), or null. */
+  private ownCrossed(order: OwnOrder): OwnOrder | null {
+    let first: OwnOrder | null = null;
+    for (const resting of (order.buy ? this.asks : this.bids)[order.market]!) {
+      if (order.buy ? resting.priceTicks > order.priceTicks : resting.priceTicks < order.priceTicks) continue;
+      if (first === null || (order.buy ? resting.priceTicks < first.priceTicks : resting.priceTicks > first.priceTicks)) first = resting;
+    }
+    return first;
+  }
+
+  /**
+   * Takes displayed liquidity up to the order's limit, best price first
+   * (taker fills at each level's price). With an own resting order `own` in
+   * the way, it stops there: at its price only the recorded lots ahead of
+   * it come first (whole lots), and the own orders at that price move up by
+   * what was taken.
+   */
+  private take(order: OwnOrder, book: ReplayBook, own: OwnOrder | null): void {
     const levels = book.levels(!order.buy);
     for (const [priceTicks, shown] of levels) {
       if (order.buy ? priceTicks > order.priceTicks : priceTicks < order.priceTicks) break;
-      const lots = Math.min(shown, order.leavesLots);
-      this.fill(order, lots, priceTicks, false);
-      if (this.impact) this.consume(order.market, !order.buy, priceTicks, lots);
-      if (order.leavesLots === 0) break;
+      const atOwn = own !== null && priceTicks === own.priceTicks;
+      if (own !== null && !atOwn && (order.buy ? priceTicks > own.priceTicks : priceTicks < own.priceTicks)) break;
+      const available = atOwn ? Math.min(shown, Math.max(0, Math.floor(own.ahead + 1e-9))) : shown;
+      const lots = Math.min(available, order.leavesLots);
+      if (lots > 0) {
+        this.fill(order, lots, priceTicks, false);
+        if (this.impact) this.consume(order.market, !order.buy, priceTicks, lots);
+        if (atOwn) {
+          for (const resting of (order.buy ? this.asks : this.bids)[order.market]!) {
+            if (resting.priceTicks === priceTicks) resting.ahead = resting.ahead > lots ? resting.ahead - lots : 0;
+          }
+        }
+      }
+      if (order.leavesLots === 0 || atOwn) break;
     }
   }
 

@@ -24,7 +24,8 @@
  * - onTrade: an execution was published (after its settlement, plus the
  *   market-data latency);
  * - onOrder: an order was accepted (resting), rejected (postOnly would
- *   cross), cancelled (by request, or an IOC remainder), or a cancel was
+ *   cross), cancelled (by request, an IOC remainder, or stopped at an own
+ *   resting order: self-trade prevention), or a cancel was
  *   refused because the order had already filled (it lost the race);
  * - onFill: an own order filled, partly or fully (after the response latency);
  * - onTimer: a timer set with `ctx.setTimer` fired;
@@ -124,7 +125,7 @@ export interface OrderUpdate {
   readonly orderId: number;
   readonly symbol: string;
   readonly type: OrderUpdateType;
-  /** Why: "postOnly would cross", "IOC remainder", "user cancel", "already filled", "unknown order". */
+  /** Why: "postOnly would cross", "IOC remainder", "self-trade prevention", "user cancel", "already filled", "already closed". */
   readonly reason: string;
   readonly leavesLots: number;
 }
