@@ -8,7 +8,7 @@
  * crossed with another.
  */
 import { describe, expect, it } from "vitest";
-import { fillTriples, replayScript, snapshot, update } from "./helpers.ts";
+import { fillTriples, replayScript, snapshot, trades, update } from "./helpers.ts";
 
 // Bids 99: 5; asks 101: 3, 102: 4. Entry and response latency 100 µs.
 const rows = [snapshot(1_000, [[99, 5]], [[101, 3], [102, 4]]), update(5_000, [[98, 1]], []), update(9_000, [[97, 1]], [])];
@@ -41,6 +41,20 @@ describe("self-trade prevention", () => {
     expect(log.updates.map((update) => [update.orderId, update.type, update.reason])).toEqual([
       [1, "accepted", ""],
       [2, "cancelled", "self-trade prevention"],
+    ]);
+  });
+
+  it("moves the own maker up by the recorded lots the own taker took ahead of it", () => {
+    // As above, with a buy of 1 at 102 matched at 5 ms: the own ask, now first at 102 (the 4 ahead were taken), fills.
+    const withTrade = [...rows.slice(0, 2), trades(6_000, [{ side: "B", price: 102, qty: 1, matchMs: 5 }]), rows[2]!];
+    const { result } = replayScript(withTrade, [
+      { at: 1_000, submit: { side: "A", priceTicks: 102, qtyLots: 1 } },
+      { at: 1_500, submit: { side: "B", priceTicks: 102, qtyLots: 10, timeInForce: "IOC" } },
+    ]);
+    expect(result.fills.map((fill) => [fill.orderId, fill.priceTicks, fill.qtyLots, fill.maker])).toEqual([
+      [2, 101, 3, false],
+      [2, 102, 4, false],
+      [1, 102, 1, true],
     ]);
   });
 
