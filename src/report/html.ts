@@ -10,7 +10,7 @@
  * the report costs no re-read.
  *
  * Charts (x axis: minutes since the start of the run):
- * - equity change per agent (mark-to-market equity minus its first sample);
+ * - equity change per agent (mark-to-market equity net of deposits, withdrawals and transfers, minus its first sample);
  * - positions per agent, one panel per perp market (signed base units);
  * - mark vs oracle vs index, one panel per perp market;
  * - funding rate per perp market (hourly, percent) and open interest;
@@ -141,7 +141,7 @@ export function chartSpecs(series: RunSeries, options: ReportOptions = {}): Char
   const levels = options.depthLevels === undefined ? "top levels" : `top ${options.depthLevels} levels`;
   const chart = (id: string, title: string, rows: Row[], make: () => TopLevelSpec): Chart => ({ id, title, spec: rows.length === 0 ? undefined : make() });
   return [
-    chart("equity", "Equity change per agent", equity, () => lineSpec("Equity change per agent (mark-to-market, from the first sample)", "rUSD", equity, { legend: "agent" })),
+    chart("equity", "Equity change per agent", equity, () => lineSpec("Equity change per agent (mark-to-market, net of deposits and withdrawals, from the first sample)", "rUSD", equity, { legend: "agent" })),
     chart("positions", "Positions per agent", positions, () => lineSpec("Positions per agent (signed, base units)", "position", positions, { facet: true, legend: "agent" })),
     chart("prices", "Mark vs oracle", prices, () => lineSpec("Mark vs oracle vs index, per perp market", "price", prices, { facet: true })),
     chart("funding", "Funding rate", funding, () => lineSpec("Funding rate (hourly, %)", "% per hour", funding, { legend: "market" })),

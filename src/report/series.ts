@@ -42,7 +42,7 @@ export interface SeriesSet {
 export interface RunSeries {
   readonly startMs: number;
   readonly timesMs: Float64Array;
-  /** agent -> equity (rUSD, mark-to-market). */
+  /** agent -> equity (rUSD, mark-to-market) net of flows: less the deposits, withdrawals and transfers since the first sample, so a deposit is not drawn as a gain. */
   readonly equity: ReadonlyMap<string, Float64Array>;
   /** agent -> perp symbol -> signed position (base units). */
   readonly positions: ReadonlyMap<string, ReadonlyMap<string, Float64Array>>;

@@ -615,8 +615,7 @@ export class RunSummaryObserver implements RunObserver {
 
   private agentSummary(totals: AgentTotals): AgentSummary {
     const equity = totals.equity.toArray();
-    const flowsAt = totals.flowsAt.toArray();
-    const adjusted = equity.map((value, i) => value - flowsAt[i]!);
+    const adjusted = netOfFlows(totals);
     const drawdown = maxDrawdown(adjusted);
     const equityStart = equity.length === 0 ? NaN : equity[0]!;
     const equityEnd = equity.length === 0 ? NaN : equity[equity.length - 1]!;
@@ -671,11 +670,18 @@ export class RunSummaryObserver implements RunObserver {
     return {
       startMs: setup === undefined ? 0 : Math.floor(setup.startMicros / 1_000),
       timesMs: this.times.toArray(),
-      equity: new Map(this.agents.map((a) => [a.agent.name, a.equity.toArray()])),
+      equity: new Map(this.agents.map((a) => [a.agent.name, netOfFlows(a)])),
       positions: new Map(this.agents.map((a) => [a.agent.name, new Map([...a.positions].map(([symbol, s]) => [symbol, s.toArray()]))])),
       markets: new Map([...this.markets.values()].map((m) => [m.symbol, new Map([...m.series].map(([name, s]) => [name, s.toArray()]))])),
     };
   }
+}
+
+/** An agent's sampled equity less its flows up to each sample (what its max drawdown and the report's equity chart read). */
+function netOfFlows(totals: AgentTotals): Float64Array {
+  const equity = totals.equity.toArray();
+  const flowsAt = totals.flowsAt.toArray();
+  return equity.map((value, i) => value - flowsAt[i]!);
 }
 
 function finite(value: number): number | null {

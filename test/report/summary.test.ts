@@ -143,6 +143,24 @@ describe("RunSummaryObserver", () => {
     expect(gambler.maxDrawdown!).toBeGreaterThanOrEqual(-gambler.netPnl! - 1e-9);
   });
 
+  it("draws and measures equity net of a deposit made during the run: the deposit is a flow, not a gain", async () => {
+    const gamblerId = summary.agents.find((a) => a.name === "gambler")!.accountId;
+    const DEPOSIT = 50_000;
+    const observer = new RunSummaryObserver();
+    const timeline = [{ atSeconds: 30, admin: { action: "deposit" as const, accountId: gamblerId, asset: "rUSD", amount: String(DEPOSIT) } }];
+    const { figures } = await runScenario(fixtureScenario(60, { timeline }), { observers: [observer] });
+    const withDeposit = observer.summarize(figures).agents.find((a) => a.name === "gambler")!;
+    expect(withDeposit.flows).toBe(DEPOSIT);
+    // Raw equity ends a deposit higher than it started; net of flows it moves only by what trading did.
+    expect(withDeposit.equityEnd! - withDeposit.equityStart!).toBeGreaterThan(DEPOSIT / 2);
+    const charted = observer.series().equity.get("gambler")!;
+    let largestStep = 0;
+    for (let i = 1; i < charted.length; i++) largestStep = Math.max(largestStep, Math.abs(charted[i]! - charted[i - 1]!));
+    expect(largestStep).toBeLessThan(DEPOSIT / 10);
+    expect(charted[charted.length - 1]! - charted[0]!).toBeCloseTo(withDeposit.netPnl!, 6);
+    expect(withDeposit.maxDrawdown!).toBeLessThan(DEPOSIT / 10);
+  }, 60_000);
+
   it("fill ratios are settled filled over ordered notional of the agents' orders: busted fills do not count as filled", () => {
     // cumQty counts every match, busted ones too (spec 3.4: FILLED is never corrected); a bust names both orders and its qty.
     const busted = new Map<string, number>();
