@@ -690,13 +690,15 @@ export class ReplayBacktest {
    * Own orders at the trade's price queue among themselves in arrival order
    * (the list's order): an order stands behind the recorded lots ahead of it
    * and behind the lots left of the own orders that came before it, so the
-   * trade's lots fill own orders once, the earliest first.
+   * trade's lots fill own orders once, the earliest first, and none while
+   * an earlier one at the price is left unfilled (their queue estimates are
+   * separate and may disagree).
    */
   private tradeAtOwn(market: number, takerBuy: boolean, priceTicks: number, lots: number): void {
     const orders = takerBuy ? this.asks[market]! : this.bids[market]!;
     /** Lots left, before this trade, of the own orders at the price that came earlier. */
     let ownAhead = 0;
-    /** The trade's lots not yet given to an own order. */
+    /** The trade's lots not yet given to an own order (0 once an earlier own order at the price kept lots). */
     let left = lots;
     for (let i = 0; i < orders.length; ) {
       const order = orders[i]!;
@@ -717,6 +719,7 @@ export class ReplayBacktest {
           }
         }
         ownAhead += leaves;
+        if (order.leavesLots > 0) left = 0;
       }
       // A filled order left the list (fill -> unrest): the next one is at i.
       if (orders[i] === order) i++;

@@ -217,4 +217,22 @@ describe("own orders at one price", () => {
       [2, 2, 5_000],
     ]);
   });
+
+  it("fills a later order only once the earlier ones at its price are filled, whatever the estimates say", () => {
+    // A (3 lots) arrives behind 10, 4 join, B (5 lots) arrives behind 14, 6 join (20). 10 are cancelled (20 -> 10),
+    // split by a user function: ahead when 12 or more are ahead, else behind. A (10 ahead, 10 behind): behind, still
+    // 10 ahead. B (14 ahead, 6 behind): ahead, 14 - 10 = 4 ahead, fewer than A although B came later.
+    // A sell of 8 at 3 ms: A 10 - 8 = 2 ahead, no fill; B, at -4, would take 4 - 3 (A's lots) = 1, but A is not filled.
+    const cancelRows = [
+      snapshot(1_000, [[100, 10]], [[105, 5]]),
+      update(1_200, [[100, 14]], []),
+      update(1_700, [[100, 20]], []),
+      update(2_000, [[100, 10]], []),
+      update(3_000, [[100, 2]], []),
+      trades(4_000, [{ side: "A", price: 100, qty: 8, matchMs: 3 }]),
+    ];
+    const queue = probabilisticQueue((ahead) => (ahead >= 12 ? 1 : 0));
+    const { result } = replayScript(cancelRows, actions, { queue });
+    expect(result.fills).toEqual([]);
+  });
 });
