@@ -17,7 +17,7 @@
  * The test suite runs every notebook this way (test/notebooks), so the
  * notebooks cannot rot.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import ts from "typescript";
@@ -60,8 +60,14 @@ export function notebookProgram(cells: readonly string[]): string {
   ].join("\n");
 }
 
-/** Runs a notebook; returns the exit status, stdout and stderr. */
-export function runNotebook(path: string, options: { timeoutMs?: number } = {}): { status: number; stdout: string; stderr: string } {
+export interface NotebookResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Compiles a notebook's program (notebookProgram) and writes it next to the notebook; returns its path and the notebook's folder. */
+function writeProgram(path: string): { program: string; folder: string } {
   const notebook = resolve(path);
   const folder = dirname(notebook);
   const program = join(folder, `.run-${basename(notebook, ".ipynb")}.cjs`);
@@ -69,12 +75,36 @@ export function runNotebook(path: string, options: { timeoutMs?: number } = {}):
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
   });
   writeFileSync(program, compiled.outputText);
+  return { program, folder };
+}
+
+/** Runs a notebook; returns the exit status, stdout and stderr. */
+export function runNotebook(path: string, options: { timeoutMs?: number } = {}): NotebookResult {
+  const { program, folder } = writeProgram(path);
   try {
     const result = spawnSync(process.execPath, [program], { cwd: folder, encoding: "utf8", timeout: options.timeoutMs ?? 300_000 });
     return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr + (result.error === undefined ? "" : String(result.error)) };
   } finally {
     rmSync(program, { force: true });
   }
+}
+
+/** runNotebook without blocking the caller (so that several notebooks can run at once): the same program, folder, timeout and result. */
+export function runNotebookAsync(path: string, options: { timeoutMs?: number } = {}): Promise<NotebookResult> {
+  const { program, folder } = writeProgram(path);
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [program], { cwd: folder, stdio: ["ignore", "pipe", "pipe"], timeout: options.timeoutMs ?? 300_000 });
+    let stdout = "";
+    let stderr = "";
+    let failure = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", (error) => (failure += String(error)));
+    child.on("close", (code, signal) => {
+      rmSync(program, { force: true });
+      done({ status: code ?? 1, stdout, stderr: stderr + failure + (signal === null ? "" : `\nkilled by ${signal}`) });
+    });
+  });
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
