@@ -2,12 +2,14 @@
  * Every notebook in notebooks/ runs: its code cells in order, headless, as
  * the tslab kernel would run them (scripts/run-notebook.ts), against the
  * sample data and short runs they make themselves. A notebook that no
- * longer matches the code fails here, naming its cell.
+ * longer matches the code fails here, naming its cell. The notebooks run at
+ * the same time, each in its own process (they write to different runs/
+ * folders), rather than one after the other.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { codeCells, runNotebook } from "../../scripts/run-notebook.ts";
+import { codeCells, runNotebookAsync } from "../../scripts/run-notebook.ts";
 
 const NOTEBOOKS = join(import.meta.dirname, "..", "..", "notebooks");
 const notebooks = readdirSync(NOTEBOOKS).filter((name) => name.endsWith(".ipynb")).sort();
@@ -19,8 +21,8 @@ describe("notebooks", () => {
   });
 
   for (const name of notebooks) {
-    it(`${name}: every code cell runs`, { timeout: 240_000 }, () => {
-      const result = runNotebook(join(NOTEBOOKS, name), { timeoutMs: 230_000 });
+    it.concurrent(`${name}: every code cell runs`, { timeout: 240_000 }, async ({ expect }) => {
+      const result = await runNotebookAsync(join(NOTEBOOKS, name), { timeoutMs: 230_000 });
       expect(result.stderr, result.stderr).not.toMatch(/notebook cell \d+ failed/);
       expect(result.status, result.stderr).toBe(0);
       // Every notebook prints what it found; an empty output means its cells did nothing.
