@@ -58,3 +58,29 @@ describe("ctx.submit refusals", () => {
     expect(fills).toBe(0);
   });
 });
+
+describe("ctx.submit and the accounts' integers", () => {
+  it("refuses a sell whose fills at the recording's highest price could not be counted (a sell takes bids above its limit)", () => {
+    // Bids at 2^33 ticks for 2^21 lots: a sell of 2^21 lots at 1 tick would take them, a notional of 2^54.
+    const high = 2 ** 33;
+    const bigRows = [snapshot(1_000, [[high, 2 ** 21]], [[high + 1, 1]]), update(2_000, [[high - 1, 1]], [])];
+    let refusal: unknown = null;
+    const strategy = defineReplayStrategy({
+      name: "big-sell",
+      defaults: {},
+      init: () => ({}),
+      onStart(ctx) {
+        try {
+          ctx.submit({ symbol: SYMBOL, side: "A", priceTicks: 1, qtyLots: 2 ** 21, timeInForce: "IOC" });
+        } catch (error) {
+          refusal = error;
+        }
+      },
+    });
+    const result = runReplay(decodeRecording(memoryRecording(bigRows), { grids: [GRID] }), { seed: 1, queue: riskAverseQueue, strategy, latency: constantLatency(100) });
+    expect((refusal as Error | null)?.message).toBe(
+      'submit qtyLots "2097152" x priceTicks "8589934593" (the recording\'s highest price: a sell may fill up to it) is beyond 9007199254740991 ticks x lots of notional (PRICE_QTY_BOUNDS_ERROR)',
+    );
+    expect(result.counts.orders).toBe(0);
+  });
+});
