@@ -12,9 +12,12 @@
  * error (MdRecordingError, InputLogError) whose message starts with the
  * file's name. Prints one JSON line: runs, reads and refusals per file.
  * Before each read, `<scratch dir>/last-flips.json` says which file and
- * flips it is, so that a crash can be replayed.
+ * flips it is, so that a crash can be replayed. Both that file and the
+ * flipped input log are opened once and rewritten in place for each run
+ * (a write at offset 0, a truncate): opening, writing and closing them
+ * 16,000 times took about half of this process's time.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { MdRecordingError, readMdRecording } from "../../src/record/md-recording.ts";
@@ -26,6 +29,17 @@ const [recordingPath, logFilePath, logStreamPath, scratch, recordingRuns, logRun
 function flips(good: Uint8Array): fc.Arbitrary<[number, number][]> {
   return fc.array(fc.tuple(fc.noBias(fc.nat(good.length - 1)), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 });
 }
+
+/** Opens `path` once; the returned function makes its content exactly `content`, in place. */
+function rewriter(path: string): (content: string | Uint8Array) => void {
+  const fd = openSync(path, "w");
+  return (content) => {
+    const length = typeof content === "string" ? writeSync(fd, content, 0) : writeSync(fd, content, 0, content.length, 0);
+    ftruncateSync(fd, length);
+  };
+}
+
+const writeLastFlips = rewriter(join(scratch!, "last-flips.json"));
 
 interface Tally {
   runs: number;
@@ -40,7 +54,7 @@ function check(file: string, numRuns: number, read: (bytes: Uint8Array) => void,
   fc.assert(
     fc.property(flips(good), (edits) => {
       tally.runs++;
-      writeFileSync(join(scratch!, "last-flips.json"), JSON.stringify({ file, flips: edits }));
+      writeLastFlips(JSON.stringify({ file, flips: edits }));
       const bytes = good.slice();
       for (const [at, mask] of edits) bytes[at] = bytes[at]! ^ mask;
       try {
@@ -68,8 +82,9 @@ const recording = check(
 );
 
 const logPath = join(scratch!, "flipped-inputs.arrow");
+const writeLog = rewriter(logPath);
 const readLog = (bytes: Uint8Array) => {
-  writeFileSync(logPath, bytes);
+  writeLog(bytes);
   readInputLog(logPath);
 };
 const isLogRefusal = (error: unknown) => error instanceof InputLogError && error.message.startsWith(`input log "${logPath}"`);
