@@ -10,7 +10,8 @@
  *   position (a long quotes lower, to sell sooner).
  * - A side is not quoted while the position reached `maxPositionLots` that way.
  * - Size: `quoteNotional` of the quote currency at the mid, in whole lots
- *   (at least one).
+ *   (at least the market's minOrderQty); a quote the position limit cuts
+ *   below that minimum is not sent.
  * - One quote per side per market: a quote is replaced by cancel, then a new
  *   order once the cancel is answered (or the quote filled), so it never
  *   has two orders on a side.
@@ -43,6 +44,8 @@ interface MarketState {
   readonly symbol: string;
   readonly tick: number;
   readonly step: number;
+  /** The market's smallest order, in lots (its minOrderQty). */
+  readonly minLots: number;
   bid: Quote | null;
   ask: Quote | null;
 }
@@ -65,7 +68,8 @@ function quoteSide(ctx: ReplayContext, state: State, market: MarketState, side: 
     quote.cancelling = ctx.cancel(quote.id);
     return;
   }
-  if (!(targetTicks > 0) || lots <= 0) return;
+  // Below the market's minimum (a quote cut to the position left) the side is not quoted: submit would refuse it.
+  if (!(targetTicks > 0) || lots < market.minLots) return;
   const id = ctx.submit({ symbol: market.symbol, side, priceTicks: targetTicks, qtyLots: lots, timeInForce: "GTC", postOnly: true });
   const placed: Quote = { id, priceTicks: targetTicks, cancelling: false };
   if (side === "B") market.bid = placed;
@@ -80,7 +84,7 @@ function requote(ctx: ReplayContext, state: State, market: MarketState): void {
   if (!Number.isFinite(bestBid) || !Number.isFinite(bestAsk) || bestBid >= bestAsk) return;
   const params = state.params;
   const mid = (bestBid + bestAsk) / 2;
-  const lots = params.quoteLots ?? lotsFor(market, params, params.quoteNotional, mid);
+  const lots = Math.max(market.minLots, params.quoteLots ?? lotsFor(market, params, params.quoteNotional, mid));
   const maxLots = params.maxPositionLots ?? lotsFor(market, params, params.maxPositionNotional, mid);
   const position = ctx.position(market.symbol);
   const skew = Math.round(position * params.skewTicksPerLot);
@@ -149,7 +153,7 @@ export const replayMarketMaker = defineReplayStrategy<ReplayMarketMakerParams, S
     for (const symbol of symbols) {
       const info = ctx.markets.find((market) => market.symbol === symbol);
       if (info === undefined) throw new Error(`replay-market-maker symbols: "${symbol}" is not a replayed market`);
-      markets.set(symbol, { symbol, tick: Number(info.tickSize), step: Number(info.qtyStepSize), bid: null, ask: null });
+      markets.set(symbol, { symbol, tick: Number(info.tickSize), step: Number(info.qtyStepSize), minLots: info.minOrderLots, bid: null, ask: null });
     }
     return { params, markets, byOrder: new Map() };
   },

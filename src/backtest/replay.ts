@@ -1035,7 +1035,7 @@ export class ReplayBacktest {
 
   private makeContext(root: RngRoot): ReplayContext {
     const self = this;
-    const markets: MarketInfo[] = this.tapes.map((tape) => ({ symbol: tape.symbol, tickSize: tape.tickSize, qtyStepSize: tape.qtyStepSize }));
+    const markets: MarketInfo[] = this.tapes.map((tape) => ({ symbol: tape.symbol, tickSize: tape.tickSize, qtyStepSize: tape.qtyStepSize, minOrderLots: tape.minOrderLots }));
     const rng = root.stream(`strategy:${this.options.strategy.name}`);
     const marketIndex = (symbol: string, what: string): number => {
       const index = this.symbols.get(symbol);
@@ -1069,12 +1069,16 @@ export class ReplayBacktest {
     if (request.postOnly === true && timeInForce === "IOC") throw new ReplayStrategyError(`submit postOnly with timeInForce "IOC": a postOnly order must be GTC (INPUT_VALIDATION_ERROR)`);
     if (!Number.isSafeInteger(priceTicks) || priceTicks <= 0) throw new ReplayStrategyError(`submit priceTicks "${priceTicks}" must be a positive whole number of ticks (PRICE_QTY_BOUNDS_ERROR)`);
     if (!Number.isSafeInteger(qtyLots) || qtyLots <= 0) throw new ReplayStrategyError(`submit qtyLots "${qtyLots}" must be a positive whole number of lots (PRICE_QTY_BOUNDS_ERROR)`);
+    const tape = this.tapes[market]!;
+    if (qtyLots < tape.minOrderLots) {
+      throw new ReplayStrategyError(`submit qtyLots "${qtyLots}" is below minOrderQty "${tape.minOrderQty}" (${tape.minOrderLots} lots) (PRICE_QTY_BOUNDS_ERROR)`);
+    }
     // The accounts count a fill's notional in ticks x lots as a safe integer (account.ts). A buy fills at its limit
     // or below; a sell at its limit or above, up to the highest price of the recording (a taker takes bids at theirs).
     if (!Number.isSafeInteger(priceTicks * qtyLots)) {
       throw new ReplayStrategyError(`submit priceTicks "${priceTicks}" x qtyLots "${qtyLots}" is beyond ${Number.MAX_SAFE_INTEGER} ticks x lots of notional (PRICE_QTY_BOUNDS_ERROR)`);
     }
-    const highestTicks = this.tapes[market]!.maxTicks;
+    const highestTicks = tape.maxTicks;
     if (side === "A" && !Number.isSafeInteger(highestTicks * qtyLots)) {
       throw new ReplayStrategyError(
         `submit qtyLots "${qtyLots}" x priceTicks "${highestTicks}" (the recording's highest price: a sell may fill up to it) is beyond ${Number.MAX_SAFE_INTEGER} ticks x lots of notional (PRICE_QTY_BOUNDS_ERROR)`,

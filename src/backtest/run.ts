@@ -5,7 +5,7 @@
  * wall times apart (the replay rate excludes JSON decoding). A driver: it
  * reads files and clocks; the replay itself (replay.ts) does neither.
  *
- * Market grids (tickSize, qtyStepSize) come from the scenario's `markets`,
+ * Market grids (tickSize, qtyStepSize, minOrderQty) come from the scenario's `markets`,
  * else the built-in markets (DEFAULT_MARKETS); a symbol in neither gets its
  * grid inferred from the recording's decimals.
  *
@@ -68,7 +68,7 @@ export interface ReplayRun {
 
 /** The grids of a market configuration (perp and spot). */
 export function gridsOf(markets: RiskConfigInput = DEFAULT_MARKETS): MarketGrid[] {
-  return [...markets.perpMarkets, ...markets.spotMarkets].map((market) => ({ symbol: market.symbol, tickSize: market.tickSize, qtyStepSize: market.qtyStepSize }));
+  return [...markets.perpMarkets, ...markets.spotMarkets].map((market) => ({ symbol: market.symbol, tickSize: market.tickSize, qtyStepSize: market.qtyStepSize, minOrderQty: market.minOrderQty }));
 }
 
 export function recordingPath(file: string): string {

@@ -35,7 +35,8 @@
  * with its price in ticks and quantity in lots of the market; `ctx.cancel`
  * sends a cancel. A request the exchange would refuse at admission (a
  * symbol not replayed, a bad side or timeInForce, postOnly with IOC, a
- * price or quantity not a positive whole number of ticks or lots, or a
+ * price or quantity not a positive whole number of ticks or lots, a
+ * quantity below the market's minOrderQty, or a
  * notional beyond the accounts' integers) is refused at once: submit throws
  * a ReplayStrategyError naming the field, the rule and the spec's code
  * (spec 7.3), and nothing changes. Both reach the replayed book after the order-entry
@@ -58,6 +59,8 @@ export interface MarketInfo {
   readonly symbol: string;
   readonly tickSize: string;
   readonly qtyStepSize: string;
+  /** The smallest order in lots (minOrderQty; 1 when the market's definition is not known). */
+  readonly minOrderLots: number;
 }
 
 /** The strategy's view of a replayed book (as of the last depth frame it received). */

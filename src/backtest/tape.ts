@@ -69,17 +69,21 @@ export const ROW_FRAME_END = 8;
 
 export type TradeTiming = "match" | "publication";
 
-/** A market's grid: prices are whole ticks of tickSize, quantities whole lots of qtyStepSize. */
+/** A market's grid: prices are whole ticks of tickSize, quantities whole lots of qtyStepSize (an order at least minOrderQty). */
 export interface MarketGrid {
   readonly symbol: string;
   readonly tickSize: string;
   readonly qtyStepSize: string;
+  /** The smallest order (a multiple of qtyStepSize); default: one lot. */
+  readonly minOrderQty?: string;
 }
 
 export interface MarketTape extends MarketGrid {
   /** tickSize and qtyStepSize as numbers (for the decode's conversions and the float views). */
   readonly tick: number;
   readonly step: number;
+  /** minOrderQty in lots (1 when the grid gives none). */
+  readonly minOrderLots: number;
   readonly length: number;
   /** Receive time of the row's frame (a MATCH row: of the depth frame it precedes), µs. */
   readonly timeMicros: Float64Array;
@@ -433,6 +437,8 @@ function buildTape(market: PendingMarket, grid: MarketGrid | undefined, timing: 
   const tick = Number(tickSize);
   const step = Number(qtyStepSize);
   if (!(tick > 0) || !(step > 0)) throw new TapeDecodeError(`${market.symbol} tickSize "${tickSize}" and qtyStepSize "${qtyStepSize}" must be positive`);
+  const minOrderQty = grid?.minOrderQty;
+  const minOrderLots = minOrderQty === undefined ? 1 : Math.max(1, onGrid(Number(minOrderQty), step, `${market.symbol} minOrderQty`, "qtyStepSize", qtyStepSize));
   const trades = market.tradeRecv.length;
   const length = market.rowKind.length + 2 * trades;
   const timeMicros = new Float64Array(length);
@@ -509,8 +515,10 @@ function buildTape(market: PendingMarket, grid: MarketGrid | undefined, timing: 
     symbol,
     tickSize,
     qtyStepSize,
+    ...(minOrderQty === undefined ? {} : { minOrderQty }),
     tick,
     step,
+    minOrderLots,
     length,
     timeMicros,
     kind,

@@ -11,7 +11,9 @@ import { memoryRecording } from "../../src/backtest/recording.ts";
 import { runReplay } from "../../src/backtest/replay.ts";
 import { defineReplayStrategy, ReplayStrategyError, type OrderRequest } from "../../src/backtest/strategy.ts";
 import { decodeRecording } from "../../src/backtest/tape.ts";
-import { constantLatency, GRID, snapshot, SYMBOL, update } from "./helpers.ts";
+import { gridsOf } from "../../src/backtest/run.ts";
+import { replayMarketMaker } from "../../agents/replay-market-maker.ts";
+import { constantLatency, GRID, snapshot, SYMBOL, syntheticRows, update } from "./helpers.ts";
 
 const rows = [snapshot(1_000, [[99, 5]], [[101, 5]]), update(2_000, [[99, 4]], []), update(3_000, [[98, 1]], [])];
 
@@ -82,5 +84,52 @@ describe("ctx.submit and the accounts' integers", () => {
       'submit qtyLots "2097152" x priceTicks "8589934593" (the recording\'s highest price: a sell may fill up to it) is beyond 9007199254740991 ticks x lots of notional (PRICE_QTY_BOUNDS_ERROR)',
     );
     expect(result.counts.orders).toBe(0);
+  });
+});
+
+describe("ctx.submit and minOrderQty", () => {
+  it("refuses a quantity below the market's minOrderQty, and tells the strategy the minimum", () => {
+    // A grid of whole units with a minimum of 3 lots.
+    const grid = { ...GRID, minOrderQty: "3" };
+    const seen: number[] = [];
+    const refusals: string[] = [];
+    const strategy = defineReplayStrategy({
+      name: "min-qty",
+      defaults: {},
+      init: () => ({}),
+      onStart(ctx) {
+        seen.push(...ctx.markets.map((market) => market.minOrderLots));
+        for (const qtyLots of [2, 3]) {
+          try {
+            ctx.submit({ symbol: SYMBOL, side: "B", priceTicks: 98, qtyLots });
+          } catch (error) {
+            refusals.push((error as Error).message);
+          }
+        }
+      },
+    });
+    const result = runReplay(decodeRecording(memoryRecording(rows), { grids: [grid] }), { seed: 1, queue: riskAverseQueue, strategy, latency: constantLatency(100) });
+    expect(seen).toEqual([3]);
+    expect(refusals).toEqual(['submit qtyLots "2" is below minOrderQty "3" (3 lots) (PRICE_QTY_BOUNDS_ERROR)']);
+    expect(result.counts.orders).toBe(1);
+  });
+
+  it("the shipped market maker quotes at least the minimum", () => {
+    // quoteLots 1 on a market whose minimum is 2 lots: it quotes 2 (refused at 1, the run would stop).
+    const decoded = decodeRecording(memoryRecording(syntheticRows(200)), { grids: [{ ...GRID, minOrderQty: "2" }] });
+    const result = runReplay(decoded, {
+      seed: 1,
+      queue: riskAverseQueue,
+      strategy: replayMarketMaker,
+      params: { symbols: [SYMBOL], quoteLots: 1, maxPositionLots: 6, refreshMicros: 3_000, edgeTicks: 0 },
+      latency: constantLatency(300),
+    });
+    expect(result.counts.orders).toBeGreaterThan(10);
+    expect(result.fills.length).toBeGreaterThan(0);
+    expect(result.fills.every((fill) => fill.qtyLots <= 2)).toBe(true);
+  });
+
+  it("takes the minimum from the scenario's markets, as the grids", () => {
+    expect(gridsOf().find((grid) => grid.symbol === "BTCRUSDPERP")).toEqual({ symbol: "BTCRUSDPERP", tickSize: "0.1", qtyStepSize: "0.0001", minOrderQty: "0.0001" });
   });
 });
