@@ -9,12 +9,15 @@
  *  - a server killed with SIGKILL while answering many concurrent requests
  *    leaves a log that holds every answered request and replays, step for
  *    step, to the fingerprints it recorded.
+ *
+ * The two durability tests run at the same time (each mostly waits out its
+ * group-commit window), and the SIGKILL test's server is started with the
+ * file, so that it boots while the in-process tests run.
  */
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { LiveInputLog, type Durability } from "../../src/record/live-input-log.ts";
 import { readInputLog, replayInputLog } from "../../src/record/replay.ts";
@@ -22,7 +25,7 @@ import { startLiveServer } from "../../src/live/serve.ts";
 import { createOrderPlan } from "../../src/client/actions/createOrder.ts";
 import { ETH, Party, RestWorld, signedConfig, START_MICROS } from "./helpers/rest-world.ts";
 import { privateKey } from "../exchange/gateway/harness.ts";
-import { spawnServe } from "../helpers/serve-process.ts";
+import { spawnServe, type ServeProcess } from "../helpers/serve-process.ts";
 
 function directory(): string {
   return mkdtempSync(join(tmpdir(), "shadowbook-record-"));
@@ -109,8 +112,8 @@ describe("a recorded live session", () => {
   }, 60_000);
 });
 
-describe("durability", () => {
-  it("sync: an order-entry answer leaves once its request is on disk, and waits for the group-commit window", async () => {
+describe.concurrent("durability", () => {
+  it("sync: an order-entry answer leaves once its request is on disk, and waits for the group-commit window", async ({ expect }) => {
     const { w, log } = await recordingWorld("sync", 400);
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
@@ -125,7 +128,7 @@ describe("durability", () => {
     await w.close();
   }, 60_000);
 
-  it("async: answers leave at once, before their requests are on disk", async () => {
+  it("async: answers leave at once, before their requests are on disk", async ({ expect }) => {
     const { w, log } = await recordingWorld("async", 3_000);
     await w.post("/v2/createOrder", w.create(w.alice, { symbol: ETH, isBuy: true, qty: "0.01", limitPx: "1900", timeInForce: "GTC" }));
     const answer = await w.post("/v2/createOrder", w.create(w.alice, { symbol: ETH, isBuy: true, qty: "0.01", limitPx: "1901", timeInForce: "GTC" }));
@@ -145,23 +148,37 @@ describe("durability", () => {
 const START_MS = 1_767_225_600_000;
 
 /** `shadowbook serve` in a child process (one process: node with tsx's loader, so SIGKILL reaches the server itself). */
-async function spawnServer(dir: string): Promise<{ child: ChildProcess; base: string; exec: string }> {
+function spawnServer(dir: string): Promise<ServeProcess> {
   // A wide group-commit window (2 ms by default): with --durability async the kill below loses about a third of
   // the answered requests; a server that answers only once the log is on disk loses none.
-  const served = await spawnServe({
+  return spawnServe({
     via: "tsx",
     args: ["--clock", "manual", "--port", "0", "--start", String(START_MS), "--record", dir],
     env: { SHADOWBOOK_GROUP_COMMIT_MS: "200" },
   });
-  expect(served.banner).toContain("(durability: sync, group commit every ≤200 ms)");
-  return { child: served.child, base: served.origin, exec: served.exec };
 }
+
+/** The SIGKILL test's server and its log directory, started with the file (it boots in seconds: tsx compiles the CLI). */
+let killDir: string;
+let killServer: Promise<ServeProcess>;
+
+beforeAll(() => {
+  killDir = directory();
+  killServer = spawnServer(killDir);
+  killServer.catch(() => {}); // a failure to start is the test's to report
+});
+
+afterAll(async () => {
+  const served = await killServer.catch(() => undefined);
+  if (served !== undefined && served.child.exitCode === null && served.child.signalCode === null) served.child.kill("SIGKILL");
+});
 
 describe("a live server killed with SIGKILL", () => {
   it("leaves a log that holds every answered request and replays to every recorded fingerprint", async () => {
-    const dir = directory();
-    const { child, base, exec } = await spawnServer(dir);
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const dir = killDir;
+    const served = await killServer;
+    expect(served.banner).toContain("(durability: sync, group commit every ≤200 ms)");
+    const { child, origin: base, exec, exited } = served;
     let nowMicros = START_MS * 1_000;
     const clock = { now: () => nowMicros };
     const post = async (path: string, body: unknown): Promise<{ status: number; body: any }> => {
@@ -171,10 +188,13 @@ describe("a live server killed with SIGKILL", () => {
     try {
       nowMicros = (await post("/admin/clock", { advanceMs: 1_000 })).body.virtualTimeMicros; // the house quotes and prices
       const parties = Array.from({ length: 6 }, (_, i) => new Party(`p${i}`, privateKey(0x100 + i), 100 + i, clock));
-      for (const party of parties) {
-        expect((await post("/admin/accounts", { wallet: party.address, accountId: party.accountId, deposits: { rUSD: "1000000" } })).status).toBe(200);
-        expect((await post(`/admin/wallets/${party.address}`, { rateTier: 3 })).status).toBe(200);
-      }
+      // The parties at once (each admin answer waits for its group commit, up to 200 ms): one party's steps in order.
+      await Promise.all(
+        parties.map(async (party) => {
+          expect((await post("/admin/accounts", { wallet: party.address, accountId: party.accountId, deposits: { rUSD: "1000000" } })).status).toBe(200);
+          expect((await post(`/admin/wallets/${party.address}`, { rateTier: 3 })).status).toBe(200);
+        }),
+      );
       /** A resting order far from the house's quotes (buys low, sells high), really signed. */
       const order = (party: Party, n: number): Record<string, unknown> => {
         const isBuy = n % 2 === 0;
