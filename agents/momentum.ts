@@ -30,7 +30,7 @@ import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { bps, delaySeconds, greaterThan, marketSymbol, notional, number, type ParamRules, paramsProblem, period, positive, positiveBps, refuseBadParams, type RelationRule } from "./lib/params.ts";
+import { bps, delaySeconds, greaterThan, marketSymbol, notional, number, type ParamRules, paramsProblem, period, positiveBps, refuseBadParams, type RelationRule, type ValueRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -86,17 +86,30 @@ export const MOMENTUM_SAMPLES_MAX = 1_000_000;
 
 const SAMPLES = number({ min: 1, max: MOMENTUM_SAMPLES_MAX, integer: true });
 
+/**
+ * The trigger band: the service refuses a stop whose limit is more than
+ * 500 bps (5 %) from its trigger price (TRIGGER_LIMIT_OUTSIDE_BAND_ERROR), so
+ * a wider stopSlippageBps would leave every position without stops.
+ */
+export const MOMENTUM_STOP_SLIPPAGE_BPS_MAX = 500;
+
+const withinBand = number({ min: 0, max: MOMENTUM_STOP_SLIPPAGE_BPS_MAX });
+const stopSlippage: ValueRule = (value, context) => {
+  const problem = withinBand(value, context);
+  return problem === null ? null : `${problem} (a fired stop's limit must lie within the trigger band, 5 % of its trigger)`;
+};
+
 const RULES: ParamRules<MomentumParams> = {
   symbol: marketSymbol("perp", "stops are perp only"),
   sampleSeconds: period,
   fastSamples: SAMPLES,
   slowSamples: SAMPLES,
   entryThresholdBps: bps,
-  notional: positive,
+  notional,
   crossBps: bps,
   stopLossBps: positiveBps,
   takeProfitBps: positiveBps,
-  stopSlippageBps: bps,
+  stopSlippageBps: stopSlippage,
   maxHoldSeconds: delaySeconds,
   cooldownSeconds: delaySeconds,
 };
@@ -247,14 +260,18 @@ class Momentum {
       wanted.map(async (orderType) => {
         const awayBps = orderType === "STOP_LOSS" ? -p.stopLossBps : p.takeProfitBps;
         const trigger = MarketGrid.shift(entry, long ? awayBps : -awayBps);
-        const limit = MarketGrid.shift(trigger, long ? -p.stopSlippageBps : p.stopSlippageBps);
+        const triggerTicks = grid.ticks(trigger, "nearest");
+        // The child's limit, rounded away from the trigger (a child that fills more), but never beyond the
+        // band the service measures from the trigger on the grid: rounding alone put a 500 bps limit past it.
+        const bandTicks = Math.floor((triggerTicks * MOMENTUM_STOP_SLIPPAGE_BPS_MAX) / 10_000);
+        const limitTicks = grid.ticks(MarketGrid.shift(trigger, long ? -p.stopSlippageBps : p.stopSlippageBps), long ? "down" : "up");
         try {
           const response = await ctx.client.createOrder({
             symbol: grid.symbol,
             isBuy: !long,
             orderType,
-            triggerPx: grid.price(trigger, "nearest"),
-            limitPx: grid.price(limit, long ? "down" : "up"),
+            triggerPx: grid.formatTicks(triggerTicks),
+            limitPx: grid.formatTicks(long ? Math.max(limitTicks, triggerTicks - bandTicks) : Math.min(limitTicks, triggerTicks + bandTicks)),
             timeInForce: "IOC",
           });
           if (response.status === "OPEN") this.stops.set(response.orderId, orderType);

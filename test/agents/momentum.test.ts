@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { marketMaker } from "../../agents/market-maker.ts";
-import { momentum } from "../../agents/momentum.ts";
+import { MOMENTUM_DEFAULTS, momentum } from "../../agents/momentum.ts";
 import { runScenario } from "../../src/sim/runner.ts";
-import { defineScenario } from "../../src/sim/scenario.ts";
+import { defineScenario, type TimelineEntry } from "../../src/sim/scenario.ts";
 import { agentOf, CALM_FEEDS, countOf, pathFeed, RunLog } from "./helpers.ts";
 
 describe("momentum trader", () => {
@@ -74,5 +74,67 @@ describe("momentum trader", () => {
     expect(Math.min(...firedAt("TAKE_PROFIT"))).toBeLessThan(80);
     expect(Math.min(...firedAt("STOP_LOSS"))).toBeGreaterThan(90);
     expect(countOf(run, "momentum", "closed")).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/** The rise-then-fall path of the first test, one maker, and a momentum trader with `params` over the first test's. */
+async function runMomentum(params: Record<string, unknown>, timeline: readonly TimelineEntry[] = []) {
+  const eth = pathFeed("WETH", [
+    [0, 3_000],
+    [30, 3_000],
+    [80, 3_030],
+    [90, 3_030],
+    [120, 2_970],
+    [180, 2_970],
+  ]);
+  const log = new RunLog();
+  const scenario = defineScenario({
+    name: "momentum-variant",
+    description: "",
+    seed: 2,
+    durationSeconds: 150,
+    prices: [eth.feed, CALM_FEEDS[1]!],
+    oracleBasisSd: 0,
+    timeline,
+    agents: [
+      { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 10_000, refreshSeconds: 1 }, account: { rateTier: 3, deposits: { rUSD: "1000000" } } },
+      {
+        name: "momentum",
+        agent: momentum,
+        params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120, ...params },
+        account: { rateTier: 3 },
+      },
+    ],
+  });
+  const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+  return { run, log, trader: agentOf(run, "momentum") };
+}
+
+describe("momentum trader's parameters", () => {
+  const context = { markets: [{ symbol: "ETHRUSDPERP", kind: "perp" as const }] };
+  it("refuses a stopSlippageBps beyond the trigger band (500) and a notional beyond the USD cap, naming the field and the rule", () => {
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, stopSlippageBps: 500 }, context)).toBeNull();
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, stopSlippageBps: 501 }, context)).toBe(
+      'stopSlippageBps "501" must be a finite number in [0, 500] (a fired stop\'s limit must lie within the trigger band, 5 % of its trigger)',
+    );
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 1e12 }, context)).toBeNull();
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 1e13 }, context)).toBe('notional "10000000000000" must be a finite number in (0, 1000000000000]');
+  });
+});
+
+describe("momentum trader, robustness", () => {
+  it("arms its stops at the widest stopSlippageBps it accepts (500): every limit within the trigger band, none refused", async () => {
+    const { run, log, trader } = await runMomentum({ stopSlippageBps: 500 });
+    const stops = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] !== "LIMIT");
+    expect(stops.length).toBeGreaterThanOrEqual(4);
+    for (const stop of stops) {
+      const trigger = Number(stop.body["triggerPx"]);
+      const limit = Number(stop.body["limitPx"]);
+      expect(Math.abs(limit - trigger) * 10_000).toBeLessThanOrEqual(trigger * 500 + 1e-6);
+      // As far from the trigger as the band allows: less than a tick inside its edge.
+      expect(Math.abs(limit - trigger)).toBeGreaterThan(trigger * 0.05 - 0.01 - 1e-9);
+    }
+    expect(countOf(run, "momentum", "error:TRIGGER_LIMIT_OUTSIDE_BAND_ERROR")).toBe(0);
+    expect(countOf(run, "momentum", "stopsArmed")).toBe(stops.length);
   });
 });
