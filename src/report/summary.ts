@@ -43,8 +43,11 @@
  *   weighted by its limit price (so markets of different units add up as
  *   notional); an order's ordered qty is the largest qty it showed, its
  *   filled qty its last cumQty less the qty of its busted matches (cumQty
- *   counts every match, and a bust never lowers it: spec 3.4); armed stops
- *   that never fired count nothing;
+ *   counts every match, and a bust never lowers it: spec 3.4); matches
+ *   still pending settlement when the run ends count as filled (an
+ *   execution may not name its orders, so settled quantity cannot be
+ *   followed per order; at most a block's worth); armed stops that never
+ *   fired count nothing;
  * - liquidationFills, adlFills, busts: executions of type LIQUIDATION or
  *   ADL it was part of, busted matches it was part of.
  *
