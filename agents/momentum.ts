@@ -8,7 +8,9 @@
  * `notional` USD with an IOC `crossBps` through the oracle.
  *
  * Protection: once the position shows on the positions channel (after
- * settlement), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
+ * settlement; an entry that has not shown 5 s after its fill is checked
+ * against the wallet's busts, and given up only when busted whole: a
+ * stalled chain settles it later, and entering again would double it), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
  * `takeProfitBps` from the average entry price (spec 4.2.1 triggers: no
  * qty, they cover the whole position; the exchange pairs them as OCO and
  * fires them on the mark price). Each stop's child is an IOC whose limit is
@@ -26,6 +28,7 @@
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
 import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import type { Order } from "../src/spec/order.ts";
+import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
@@ -121,13 +124,20 @@ const RELATIONS: readonly RelationRule<MomentumParams>[] = [
 /** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
 const checkParams = (params: MomentumParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES, RELATIONS);
 
-/** How long an entry fill may take to show as a position (settlement) before it is taken as busted. */
+/** How long an entry fill may take to show as a position (settlement) before its busts are read (and again after each read). */
 const POSITION_WAIT_MICROS = 5 * MICROS_PER_SECOND;
 const ARM_ATTEMPTS_MAX = 3;
 /** How long a position may be left without stops before its remainder is closed. */
 const REMAINDER_GRACE_MICROS = 2 * MICROS_PER_SECOND;
 
 type State = "flat" | "entering" | "awaitingPosition" | "holding";
+
+/** An entry that filled and has not shown as a position yet: its order, its filled lots, and when it was sent (ms). */
+interface PendingEntry {
+  readonly orderId: string;
+  readonly lots: number;
+  readonly sentMs: number;
+}
 
 /** A simple moving average over the last `size` values (a ring). */
 class MovingAverage {
@@ -158,6 +168,7 @@ class MovingAverage {
 
 class Momentum {
   private state: State = "flat";
+  private entry: PendingEntry | undefined;
   private cooldownUntil = 0;
   private holdUntil = 0;
   /** Live stops of the position (armed, or fired and not yet done), by orderId. */
@@ -200,6 +211,8 @@ class Momentum {
     const { ctx, grid } = this;
     this.state = "entering";
     ctx.count("entries");
+    const sentMs = ctx.nowMs();
+    let entry: PendingEntry;
     try {
       const response = await ctx.client.createOrder({
         symbol: grid.symbol,
@@ -209,11 +222,13 @@ class Momentum {
         timeInForce: "IOC",
         reduceOnly: false,
       });
-      if (Number(response.cumQty ?? "0") === 0) {
+      const filled = Number(response.cumQty ?? "0");
+      if (filled === 0) {
         ctx.count("entryUnfilled");
         this.toFlat();
         return;
       }
+      entry = { orderId: response.orderId, lots: Math.round(filled / grid.step), sentMs };
     } catch (error) {
       countError(ctx, error);
       this.toFlat();
@@ -221,11 +236,34 @@ class Momentum {
     }
     if (this.state !== "entering") return; // the position showed before the response
     this.state = "awaitingPosition";
-    ctx.after(POSITION_WAIT_MICROS, () => {
-      if (this.state === "awaitingPosition" && this.positions.qty(grid.symbol) === 0) {
-        ctx.count("entryBusted");
-        this.toFlat();
+    this.entry = entry;
+    this.awaitPosition(entry);
+  }
+
+  /**
+   * Waits for `entry` to show as a position. One that has not shown after
+   * POSITION_WAIT_MICROS was busted, or the chain is slow: the order's busts
+   * tell which (lib/busts.ts). Busted whole, it is given up; else it is still
+   * on its way (a stalled chain settles it later), and it waits again.
+   */
+  private awaitPosition(entry: PendingEntry): void {
+    const { ctx, grid } = this;
+    const waiting = () => this.entry === entry && this.state === "awaitingPosition" && this.positions.qty(grid.symbol) === 0;
+    ctx.after(POSITION_WAIT_MICROS, async () => {
+      if (!waiting()) return;
+      let bustedLots = 0;
+      try {
+        bustedLots = Math.round((await bustedQty(ctx, entry.orderId, entry.sentMs)) / grid.step);
+      } catch (error) {
+        countError(ctx, error);
       }
+      if (!waiting()) return;
+      if (bustedLots < entry.lots) {
+        this.awaitPosition(entry);
+        return;
+      }
+      ctx.count("entryBusted");
+      this.toFlat();
     });
   }
 

@@ -137,4 +137,34 @@ describe("momentum trader, robustness", () => {
     expect(countOf(run, "momentum", "error:TRIGGER_LIMIT_OUTSIDE_BAND_ERROR")).toBe(0);
     expect(countOf(run, "momentum", "stopsArmed")).toBe(stops.length);
   });
+
+  it("waits out a stalled chain: an entry that has not settled is not taken as busted, so it does not enter again and the position is one entry, protected", async () => {
+    // The chain makes no block from 30 s to 68 s: the first entry (about 35 s) settles only then.
+    const { run, log, trader } = await runMomentum({}, [{ atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 38_000 } }]);
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    const firstEntry = entries[0]!;
+    expect(log.seconds(firstEntry.atMicros)).toBeGreaterThan(30);
+    expect(log.seconds(firstEntry.atMicros)).toBeLessThan(45);
+    // No second entry before the first one settled and was closed.
+    const firstClose = log.executions.find((entry) => entry.record.takerAccountId === trader.accountId && entry.record.side === "A");
+    expect(firstClose).toBeDefined();
+    expect(entries.filter((request) => request.atMicros < firstClose!.atMicros)).toHaveLength(1);
+    expect(countOf(run, "momentum", "entryBusted")).toBe(0);
+    // Once settled, the one entry was protected by both stops.
+    const armedAfter = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] !== "LIMIT" && log.seconds(request.atMicros) >= 68);
+    expect(armedAfter.slice(0, 2).map((request) => request.body["orderType"]).sort()).toEqual(["STOP_LOSS", "TAKE_PROFIT"]);
+  });
+
+  it("takes an entry whose fills were all busted as busted (the executionBusts read says so), and enters again after its cooldown", async () => {
+    // The first match after 30 s (the first entry) busts.
+    const { run, log, trader } = await runMomentum({}, [{ atSeconds: 30, fault: { fault: "bustNext", count: 1, reasonName: "TEST" } }]);
+    expect(log.busts).toBe(1);
+    expect(countOf(run, "momentum", "entryBusted")).toBe(1);
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    // Busted after about 5 s, then the 5 s cooldown: the second entry comes about 10 s after the first.
+    const gap = log.seconds(entries[1]!.atMicros) - log.seconds(entries[0]!.atMicros);
+    expect(gap).toBeGreaterThan(9);
+    expect(gap).toBeLessThan(13);
+  });
 });
