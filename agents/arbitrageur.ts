@@ -12,6 +12,10 @@
  *
  * It checks a market on every oracle update of its asset and on book
  * changes (at most once per `checkDelayMs`), one order in flight per market.
+ * Its position is the settled one (positions channel) plus its fills that
+ * have not settled yet: a fill not settled a second later is checked against
+ * the wallet's busts, and stops counting only once busted (a stalled chain
+ * settles it later), so the position cap holds however late settlement is.
  *
  * Counts: checks, arbBuys, arbSells, exits (orders sent for each reason),
  * unfilled (IOCs that found nothing), error:<code>.
@@ -19,6 +23,7 @@
 import { MICROS_PER_MILLI } from "../src/core/time.ts";
 import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import { BookTracker } from "./lib/book.ts";
+import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
@@ -67,7 +72,19 @@ const RELATIONS: readonly RelationRule<ArbitrageurParams>[] = [
 /** Why the params cannot run in a run with `context`'s markets, as `<field> "<value>" <rule>`, or null (the checkParams hook; start refuses the same, with its context). */
 const checkParams = (params: ArbitrageurParams, context: AgentParamsContext): string | null => paramsProblem(params, context, RULES, RELATIONS);
 
-const UNSETTLED_MAX_MICROS = 1_000_000;
+/** How long a fill may take to show on the positions channel before its busts are read (and again after each read). */
+const SETTLE_WAIT_MICROS = 1_000_000;
+
+/** An own fill the positions channel does not show yet. */
+interface PendingFill {
+  readonly orderId: string;
+  readonly isBuy: boolean;
+  readonly filled: number;
+  /** When the order was sent, ms (its busts are read from then). */
+  readonly sentMs: number;
+  /** Of `filled`, what the wallet's busts showed busted. */
+  busted: number;
+}
 
 interface Leg {
   readonly isBuy: boolean;
@@ -80,9 +97,8 @@ interface Leg {
 class Watch {
   private busy = false;
   private scheduled = false;
-  /** Filled but not yet settled (the positions channel follows settlement). */
-  private unsettledQty = 0;
-  private unsettledAtMicros = 0;
+  /** Filled but not yet settled (the positions channel follows settlement), nor busted. */
+  private pending: PendingFill[] = [];
 
   constructor(
     private readonly ctx: AgentContext<ArbitrageurParams>,
@@ -94,7 +110,7 @@ class Watch {
     book.onChange(() => this.soon());
     oracle.onUpdate((update) => (update.asset === grid.asset ? this.check() : undefined));
     positions.onChange((change) => {
-      if (change.symbol === grid.symbol) this.unsettledQty = 0;
+      if (change.symbol === grid.symbol) this.pending = [];
     });
   }
 
@@ -113,8 +129,7 @@ class Watch {
     const reference = this.oracle.price(this.grid.asset);
     if (reference === undefined) return undefined;
     const { bid, bidQty, ask, askQty } = this.book.touch();
-    // A fill that has not settled within a second was busted: it never becomes a position.
-    const unsettled = this.ctx.now() - this.unsettledAtMicros < UNSETTLED_MAX_MICROS ? this.unsettledQty : 0;
+    const unsettled = this.pending.reduce((sum, fill) => sum + (fill.isBuy ? 1 : -1) * (fill.filled - fill.busted), 0);
     const position = this.positions.qty(this.grid.symbol) + unsettled;
     const exposure = position * reference;
     const orderQty = p.maxOrderNotional / reference;
@@ -133,6 +148,28 @@ class Watch {
     return undefined;
   }
 
+  /**
+   * A fill still pending SETTLE_WAIT_MICROS later was busted, or the chain is
+   * slow: the order's busts tell which (lib/busts.ts). What they show busted
+   * stops counting; the rest is still on its way, and is looked at again.
+   */
+  private awaitSettlement(fill: PendingFill): void {
+    const { ctx, grid } = this;
+    ctx.after(SETTLE_WAIT_MICROS, async () => {
+      if (!this.pending.includes(fill)) return;
+      let busted = fill.busted;
+      try {
+        busted = await bustedQty(ctx, fill.orderId, fill.sentMs);
+      } catch (error) {
+        countError(ctx, error);
+      }
+      if (!this.pending.includes(fill)) return;
+      fill.busted = Math.min(fill.filled, busted);
+      if (Math.round((fill.filled - fill.busted) / grid.step) > 0) this.awaitSettlement(fill);
+      else this.pending = this.pending.filter((candidate) => candidate !== fill);
+    });
+  }
+
   async check(): Promise<void> {
     if (this.busy) return;
     const { ctx, grid } = this;
@@ -143,6 +180,7 @@ class Watch {
     if (qty === undefined) return;
     this.busy = true;
     ctx.count(leg.what);
+    const sentMs = ctx.nowMs();
     try {
       const response = await ctx.client.createOrder({
         symbol: grid.symbol,
@@ -155,8 +193,9 @@ class Watch {
       const filled = Number(response.cumQty ?? "0");
       if (filled === 0) ctx.count("unfilled");
       else {
-        this.unsettledQty += leg.isBuy ? filled : -filled;
-        this.unsettledAtMicros = ctx.now();
+        const fill: PendingFill = { orderId: response.orderId, isBuy: leg.isBuy, filled, sentMs, busted: 0 };
+        this.pending.push(fill);
+        this.awaitSettlement(fill);
       }
     } catch (error) {
       countError(ctx, error);
