@@ -117,6 +117,8 @@ class OverLeveraged {
   private chunkScale = 1;
   /** The leverage at which the exchange last refused more (the effective cap); Infinity before. */
   private refusedAtLeverage = Infinity;
+  /** Counts builds: a chunk timer of an earlier build (one a liquidation cut short) ends instead of running alongside the new one. */
+  private buildId = 0;
 
   constructor(
     private readonly ctx: AgentContext<OverLeveragedParams>,
@@ -140,6 +142,8 @@ class OverLeveraged {
 
   async build(): Promise<void> {
     const { ctx } = this;
+    // Started before the first oracle price (a short startDelaySeconds): wait for it, rather than take it as no equity.
+    if (this.oracle.price(this.grid.asset) === undefined) await this.oracle.ready(this.grid.asset);
     const state = await this.equity();
     if (state === undefined || state.equity < ctx.params.minEquity) {
       ctx.count("tooPoorToBuild");
@@ -156,6 +160,7 @@ class OverLeveraged {
     this.targetNotional = equity * this.ctx.params.leverage;
     this.building = true;
     this.chunksSent = 0;
+    this.buildId += 1;
   }
 
   /** Once built: tops the position up to the target leverage when a favourable move lowered it. */
@@ -173,11 +178,11 @@ class OverLeveraged {
     await this.chunk();
   }
 
-  private async chunk(): Promise<void> {
+  private async chunk(buildId = this.buildId): Promise<void> {
     const { ctx, grid } = this;
-    if (!this.building) return;
+    if (!this.building || buildId !== this.buildId) return;
     const price = this.oracle.price(grid.asset);
-    if (price === undefined) return this.later();
+    if (price === undefined) return this.later(buildId);
     const held = Math.abs(this.positions.qty(grid.symbol)) * price;
     const wanted = Math.min(ctx.params.chunkNotional * this.chunkScale, this.targetNotional - held);
     const qty = grid.qty(wanted / price);
@@ -201,18 +206,18 @@ class OverLeveraged {
         // Close to the cap: try smaller chunks; at the smallest, the cap is reached.
         if (this.chunkScale > CHUNK_SCALE_MIN) {
           this.chunkScale /= 2;
-          return this.later();
+          return this.later(buildId);
         }
         // Remember where the cap is, so that top-ups aim below it.
         this.refusedAtLeverage = held / this.buildEquity;
         return this.done();
       }
     }
-    return this.later();
+    return this.later(buildId);
   }
 
-  private later(): void {
-    this.ctx.after(this.ctx.params.chunkSeconds * MICROS_PER_SECOND, () => this.chunk());
+  private later(buildId: number): void {
+    this.ctx.after(this.ctx.params.chunkSeconds * MICROS_PER_SECOND, () => this.chunk(buildId));
   }
 
   private done(): void {

@@ -56,3 +56,58 @@ describe("over-leveraged trader", () => {
     expect(run.world.queries.positions(gambler.wallet)).toHaveLength(0);
   });
 });
+
+describe("over-leveraged trader, robustness", () => {
+  /** A maker, and the trader with `params`, on ETH following `points`. */
+  async function runGambler(params: Record<string, unknown>, points: readonly (readonly [number, number])[]) {
+    const eth = pathFeed("WETH", points);
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "over-leveraged-variant",
+      description: "",
+      seed: 4,
+      durationSeconds: 100,
+      prices: [eth.feed, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "10000000" } }],
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 20_000, refreshSeconds: 1 }, account: { rateTier: 3, deposits: { rUSD: "2000000" } } },
+        { name: "gambler", agent: overLeveraged, params: { symbol: "ETHRUSDPERP", side: "long", alternate: false, ...params }, account: { rateTier: 3, deposits: { rUSD: "2000" } } },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+    return { run, log, gambler: agentOf(run, "gambler") };
+  }
+
+  it("starting before the first oracle price (startDelaySeconds 0), builds once the price comes instead of giving up", async () => {
+    const { run, log, gambler } = await runGambler({ startDelaySeconds: 0, reenterAfterSeconds: null }, [
+      [0, 3_000],
+      [100, 3_000],
+    ]);
+    expect(countOf(run, "gambler", "tooPoorToBuild")).toBe(0);
+    const chunks = log.requestsOf(gambler, "createOrder");
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(log.seconds(chunks[0]!.atMicros)).toBeLessThan(3);
+    const position = run.world.queries.positions(gambler.wallet).find((row) => row.symbol === "ETHRUSDPERP");
+    expect(Number(position?.qty) * 3_000).toBeGreaterThan(17 * 2_000);
+  });
+
+  it("re-entering sooner than a chunk period after a liquidation mid-build, keeps one chunk every chunkSeconds (the old build's timer does not run on)", async () => {
+    // Built in 4000 USD chunks every 5 s; ETH falls 10 % from 30 s to 45 s and liquidates the long mid-build; it re-enters at once.
+    const { run, log, gambler } = await runGambler({ startDelaySeconds: 5, chunkSeconds: 5, chunkNotional: 4_000, reenterAfterSeconds: 0 }, [
+      [0, 3_000],
+      [30, 3_000],
+      [45, 2_700],
+      [120, 2_700],
+    ]);
+    expect(countOf(run, "gambler", "liquidations")).toBe(1);
+    expect(countOf(run, "gambler", "reentries")).toBe(1);
+    const liquidatedAt = log.executions.find((entry) => entry.record.takerAccountId === gambler.accountId && entry.record.type === "LIQUIDATION")!.atMicros;
+    const at = log.requestsOf(gambler, "createOrder").map((request) => log.seconds(request.atMicros));
+    // Before the liquidation one chunk every 5 s; after it, the new build's chunks alone, also 5 s apart.
+    for (const chunks of [at.filter((second) => second < log.seconds(liquidatedAt)), at.filter((second) => second > log.seconds(liquidatedAt))]) {
+      expect(chunks.length).toBeGreaterThan(3);
+      for (let i = 1; i < chunks.length; i++) expect(chunks[i]! - chunks[i - 1]!, `chunk at ${chunks[i]} s`).toBeGreaterThan(4.9);
+    }
+  });
+});
