@@ -10,7 +10,9 @@
  * 2. each of the `levels` x 2 quote slots gets its target: level i of a side
  *    sits `spreadBps + i * levelSpacingBps` from the fair price, where the fair
  *    price is the oracle price shifted against the inventory by up to
- *    `skewBps`, and the side that would grow the inventory shrinks with it;
+ *    `skewBps` (a bid rounds down to the tick grid, an ask up, and an ask is
+ *    at least a tick above its level's bid), and the side that would grow
+ *    the inventory shrinks with it;
  * 3. a slot with a live order is modified in place when its size changed or
  *    its price moved by `requoteBps` or more (modifyOrder keeps the orderId;
  *    other slots send nothing),
@@ -192,8 +194,10 @@ class MarketMaker {
       const lots = slot.isBuy ? bidLots : askLots;
       if (lots < this.grid.minLots) return undefined;
       const distanceBps = p.spreadBps + slot.level * p.levelSpacingBps;
-      const price = MarketGrid.shift(center, slot.isBuy ? -distanceBps : distanceBps);
-      return { priceTicks: this.grid.ticks(price, slot.isBuy ? "down" : "up"), lots };
+      const bidTicks = this.grid.ticks(MarketGrid.shift(center, -distanceBps), "down");
+      if (slot.isBuy) return { priceTicks: bidTicks, lots };
+      // At least a tick above the level's bid: with spreadBps 0 and a center on the grid both round to it, and the ask would cross the bid.
+      return { priceTicks: Math.max(this.grid.ticks(MarketGrid.shift(center, distanceBps), "up"), bidTicks + 1), lots };
     });
   }
 

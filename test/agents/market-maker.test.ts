@@ -132,3 +132,26 @@ describe("market maker", () => {
     expect((bestBid + bestAsk) / 2).toBeCloseTo(3_003, 0);
   });
 });
+
+describe("market maker, edge parameters", () => {
+  it("with spreadBps 0 and a fair price on the tick grid, still quotes both sides, the ask a tick above the bid", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-zero-spread",
+      description: "",
+      seed: 5,
+      durationSeconds: 20,
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      agents: [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 2, spreadBps: 0, levelSpacingBps: 5, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+    const open = run.world.queries.openOrders(mm.wallet);
+    const prices = (side: "A" | "B") => open.filter((order) => order.side === side).map((order) => Number(order.limitPx));
+    expect(prices("B").sort((a, b) => a - b)).toEqual([2998.5, 3000]);
+    expect(prices("A").sort((a, b) => a - b)).toEqual([3000.01, 3001.5]);
+    expect(countOf(run, "mm", "error:POST_ONLY_WOULD_CROSS_ERROR")).toBe(0);
+    expect(log.requestsOf(mm, "createOrder")).toHaveLength(4);
+  });
+});
