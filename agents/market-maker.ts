@@ -17,7 +17,9 @@
  *    its price moved by `requoteBps` or more (modifyOrder keeps the orderId;
  *    other slots send nothing),
  *    an empty slot (first refresh, or its order filled or was cancelled) is
- *    filled with a new post-only GTC order.
+ *    filled with a new post-only GTC order. When a create's answer is lost
+ *    (a transport failure: the order may rest all the same), the order the
+ *    orderChanges stream shows resting at that price and size is taken over.
  *
  * Inventory: the perp position (positions channel), or for a spot market the
  * base asset held beyond the starting balance (accountBalances channel).
@@ -28,6 +30,7 @@
  * book moved through a quote, ORDER_NOT_FOUND_ERROR when a quote filled
  * while it was being modified).
  */
+import { TransportFailedError } from "../src/client/errors.ts";
 import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
 import { CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, DEPTH_REST_LIMIT_MAX } from "../src/spec/limits.ts";
@@ -226,24 +229,31 @@ class MarketMaker {
 
   private async place(slot: Slot, target: Target): Promise<void> {
     const { ctx, grid } = this;
+    const limitPx = grid.formatTicks(target.priceTicks);
+    const qty = grid.formatLots(target.lots);
     try {
-      const response = await ctx.client.createOrder({
-        symbol: grid.symbol,
-        isBuy: slot.isBuy,
-        limitPx: grid.formatTicks(target.priceTicks),
-        qty: grid.formatLots(target.lots),
-        timeInForce: "GTC",
-        postOnly: true,
-      });
+      const response = await ctx.client.createOrder({ symbol: grid.symbol, isBuy: slot.isBuy, limitPx, qty, timeInForce: "GTC", postOnly: true });
       ctx.count("quotesCreated");
       if (response.status !== "OPEN") return;
-      slot.orderId = response.orderId;
-      slot.priceTicks = target.priceTicks;
-      slot.remainingLots = target.lots;
-      this.slotByOrder.set(response.orderId, slot);
+      this.own(slot, response.orderId, target);
     } catch (error) {
       countError(ctx, error);
+      // The answer was lost, not the request: the order may rest all the same (spec 4.3). Take it over if the
+      // orderChanges stream shows it, rather than place a second one at the next refresh and leave this one unmanaged.
+      if (error instanceof TransportFailedError) {
+        const rested = this.orders
+          .all()
+          .find((order) => order.symbol === grid.symbol && order.isBuy === slot.isBuy && order.orderType === "LIMIT" && Number(order.limitPx) === Number(limitPx) && Number(order.qty) === Number(qty) && !this.slotByOrder.has(order.orderId));
+        if (rested !== undefined && slot.orderId === undefined) this.own(slot, rested.orderId, target);
+      }
     }
+  }
+
+  private own(slot: Slot, orderId: string, target: Target): void {
+    slot.orderId = orderId;
+    slot.priceTicks = target.priceTicks;
+    slot.remainingLots = target.lots;
+    this.slotByOrder.set(orderId, slot);
   }
 
   private async move(slot: Slot, orderId: string, target: Target): Promise<void> {

@@ -155,3 +155,32 @@ describe("market maker, edge parameters", () => {
     expect(log.requestsOf(mm, "createOrder")).toHaveLength(4);
   });
 });
+
+describe("market maker, lost answers", () => {
+  it("adopts a quote whose create answer was lost (the order rests all the same) instead of placing a second one and leaving it unmanaged", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-lost-creates",
+      description: "",
+      seed: 5,
+      durationSeconds: 40,
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.05 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      // The answers to the first three requests the exchange answers are dropped: the switch's first arming and both creates.
+      timeline: [{ atSeconds: 0.5, fault: { fault: "dropResponses", count: 3 } }],
+      agents: [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+    expect(countOf(run, "mm", "error:client:TransportFailedError")).toBe(3);
+    // One order per side, ever: the two that rested despite the lost answers, moved with modifyOrder since.
+    expect(log.requestsOf(mm, "createOrder")).toHaveLength(2);
+    const open = run.world.queries.openOrders(mm.wallet);
+    expect(open.map((order) => order.side).sort()).toEqual(["A", "B"]);
+    const created = new Set(log.ordersOf(mm).map((row) => row.orderId));
+    expect(created.size).toBe(2);
+    const modified = new Set(log.requestsOf(mm, "modifyOrder").map((request) => request.body["orderId"]));
+    expect(modified).toEqual(created);
+    expect(log.requestsOf(mm, "modifyOrder").length).toBeGreaterThan(10);
+  });
+});
