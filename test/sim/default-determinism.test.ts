@@ -28,4 +28,10 @@ describe("the default scenario", () => {
     expect(first).toMatch(/^[0-9a-f]{64}$/);
     expect(second).toBe(first);
   });
+
+  it("gives a different fingerprint for a different seed (the seed reaches the run)", { timeout: 120_000 }, async () => {
+    const [one, two] = await Promise.all([fingerprintOf("--seed", "1", "--duration", "60"), fingerprintOf("--seed", "2", "--duration", "60")]);
+    expect(one).toMatch(/^[0-9a-f]{64}$/);
+    expect(two).not.toBe(one);
+  });
 });
