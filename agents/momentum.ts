@@ -10,7 +10,9 @@
  * Protection: once the position shows on the positions channel (after
  * settlement; an entry that has not shown 5 s after its fill is checked
  * against the wallet's busts, and given up only when busted whole: a
- * stalled chain settles it later, and entering again would double it), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
+ * stalled chain settles it later, and entering again would double it; a
+ * position that shows while it is flat, from an entry whose answer was
+ * lost, is protected the same way), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
  * `takeProfitBps` from the average entry price (spec 4.2.1 triggers: no
  * qty, they cover the whole position; the exchange pairs them as OCO and
  * fires them on the mark price). Each stop's child is an IOC whose limit is
@@ -231,7 +233,8 @@ class Momentum {
       entry = { orderId: response.orderId, lots: Math.round(filled / grid.step), sentMs };
     } catch (error) {
       countError(ctx, error);
-      this.toFlat();
+      // A lost answer (TransportFailedError, 10 s on) may come after the entry filled and showed as a position: then it is held.
+      if (this.state === "entering") this.toFlat();
       return;
     }
     if (this.state !== "entering") return; // the position showed before the response
@@ -275,7 +278,8 @@ class Momentum {
       }
       return undefined;
     }
-    if (this.state !== "awaitingPosition" && this.state !== "entering") return undefined;
+    // A position that shows while flat (an entry whose answer was lost, settling after it was given up) is held and protected too.
+    if (this.state === "holding") return undefined;
     this.state = "holding";
     this.holdUntil = this.ctx.now() + this.ctx.params.maxHoldSeconds * MICROS_PER_SECOND;
     return this.arm(1);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { marketMaker } from "../../agents/market-maker.ts";
 import { MOMENTUM_DEFAULTS, momentum } from "../../agents/momentum.ts";
+import { MICROS_PER_SECOND } from "../../src/core/time.ts";
+import { defineAgent } from "../../src/sim/agent.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario, type TimelineEntry } from "../../src/sim/scenario.ts";
 import { agentOf, CALM_FEEDS, countOf, pathFeed, RunLog } from "./helpers.ts";
@@ -166,5 +168,65 @@ describe("momentum trader, robustness", () => {
     const gap = log.seconds(entries[1]!.atMicros) - log.seconds(entries[0]!.atMicros);
     expect(gap).toBeGreaterThan(9);
     expect(gap).toBeLessThan(13);
+  });
+});
+
+/** A static book: 2 ETH every 3 USD from 3 USD around 3000, forty levels a side, placed once at 2 s (no other requests later). */
+const ladder = defineAgent({
+  kind: "test-ladder",
+  description: "rests a fixed book once",
+  defaults: {},
+  start(ctx) {
+    ctx.after(2 * MICROS_PER_SECOND, async () => {
+      for (let i = 1; i <= 40; i++) {
+        await ctx.client.createOrder({ symbol: "ETHRUSDPERP", isBuy: true, limitPx: String(3_000 - 3 * i), qty: "2", timeInForce: "GTC" });
+        await ctx.client.createOrder({ symbol: "ETHRUSDPERP", isBuy: false, limitPx: String(3_000 + 3 * i), qty: "2", timeInForce: "GTC" });
+      }
+    });
+  },
+});
+
+describe("momentum trader, lost answers", () => {
+  it("keeps managing a position whose entry answer was lost: no second entry on top of it", async () => {
+    const eth = pathFeed("WETH", [
+      [0, 3_000],
+      [30, 3_000],
+      [80, 3_030],
+      [90, 3_030],
+      [120, 2_970],
+      [180, 2_970],
+    ]);
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "momentum-lost-entry",
+      description: "",
+      seed: 2,
+      durationSeconds: 100,
+      prices: [eth.feed, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      // The next answer after 34 s, the first entry's (about 35 s), is dropped: the client reports a transport failure 10 s later.
+      timeline: [{ atSeconds: 34, fault: { fault: "dropResponses", count: 1 } }],
+      agents: [
+        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
+        {
+          name: "momentum",
+          agent: momentum,
+          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+          account: { rateTier: 3 },
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+    const trader = agentOf(run, "momentum");
+    expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
+    const creates = log.requestsOf(trader, "createOrder");
+    const entries = creates.filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(log.seconds(entries[0]!.atMicros)).toBeLessThan(36);
+    // The entry filled; its position was protected, and nothing was entered again until it was closed.
+    const firstClose = log.executions.find((entry) => entry.record.takerAccountId === trader.accountId && entry.record.side === "A");
+    expect(firstClose).toBeDefined();
+    expect(entries.filter((request) => request.atMicros < firstClose!.atMicros)).toHaveLength(1);
+    expect(creates.filter((request) => request.body["orderType"] !== "LIMIT" && request.atMicros < firstClose!.atMicros)).toHaveLength(2);
+    expect(Number(firstClose!.record.qty)).toBeCloseTo(Number(entries[0]!.body["qty"]), 6);
   });
 });
