@@ -7,7 +7,7 @@
  *
  * | probe            | what is sent                                            | expected answer                       |
  * |------------------|---------------------------------------------------------|---------------------------------------|
- * | offTick          | a limit price half a tick off the grid                  | PRICE_QTY_BOUNDS_ERROR                |
+ * | offTick          | a limit price a hair off the grid (offTick below)       | PRICE_QTY_BOUNDS_ERROR                |
  * | belowMinQty      | half the minimum quantity                               | PRICE_QTY_BOUNDS_ERROR                |
  * | unknownSymbol    | a symbol no market has, through the SDK                 | client:MarketNotFoundError (not sent) |
  * | unknownSymbolWire| the same on the wire (body tampered after signing)      | SYMBOL_NOT_FOUND_ERROR                |
@@ -23,8 +23,9 @@
  * | cancelUnknown    | cancelOrder of an order that never existed              | CANCEL_ORDER_OTHER_ERROR              |
  * | modifyUnknown    | modifyOrder of an order that never existed              | ORDER_NOT_FOUND_ERROR                 |
  * | emptyModify      | a resting order, then a modify that changes nothing     | EMPTY_MODIFY_ERROR                    |
- * | race             | a resting order, then cancel, modify and cancel again   | one wins; the others ORDER_NOT_FOUND_ |
- * |                  | all at once, in a shuffled order                        | ERROR / CANCEL_ORDER_OTHER_ERROR      |
+ * | race             | a resting order, then cancel, modify and cancel again   | one cancel wins, and the modify if it |
+ * |                  | all at once, in a shuffled order                        | came first; the others ORDER_NOT_     |
+ * |                  |                                                         | FOUND_ERROR / CANCEL_ORDER_OTHER_ERROR|
  *
  * At the start of each cycle it cancels whatever it left resting (cancelAll).
  * Every `burstEverySeconds` it also sends `burstSize` IOCs at once (far
@@ -271,7 +272,7 @@ class Chaos {
     await this.run("cancelOrder", () => this.client.cancelOrder({ symbol: resting.symbol, orderId: created.orderId }));
   }
 
-  /** Cancel, modify and a second cancel of one order, sent together in a shuffled order: exactly one may win. */
+  /** Cancel, modify and a second cancel of one order, sent together in a shuffled order: the first cancel wins, and the modify too when it comes before it (the order keeps its id). */
   private async race(resting: ReturnType<Chaos["restingBuy"]>, price: number): Promise<void> {
     const { client, ctx } = this;
     const created = await this.run("createOrder", () => client.createOrder(resting));
