@@ -24,7 +24,8 @@
  * Inventory: the perp position (positions channel), or for a spot market the
  * base asset held beyond the starting balance (accountBalances channel).
  *
- * Counts: quotesCreated, modifies, unchanged, deadManRenewals, fills,
+ * Counts: quotesCreated, modifies, unchanged, pulled (a side's quote
+ * cancelled at full inventory), deadManRenewals, fills,
  * deadManCancels (quotes the switch cancelled), refreshStopped, and
  * error:<code> for every rejection (POST_ONLY_WOULD_CROSS_ERROR when the
  * book moved through a quote, ORDER_NOT_FOUND_ERROR when a quote filled
@@ -287,7 +288,10 @@ class MarketMaker {
       if (slot.orderId === orderId) this.release(slot);
     } catch (error) {
       countError(this.ctx, error);
-      if (requestErrorCode(error) !== undefined && slot.orderId === orderId) this.release(slot);
+      // Only an order that is gone (filled or cancelled meanwhile) frees the slot. A refused cancel (order entry
+      // disabled, rate limited) leaves the quote resting: the slot keeps it, and the next refresh pulls it again.
+      const code = requestErrorCode(error);
+      if ((code === "CANCEL_ORDER_OTHER_ERROR" || code === "ORDER_NOT_FOUND_ERROR") && slot.orderId === orderId) this.release(slot);
     }
   }
 

@@ -184,3 +184,33 @@ describe("market maker, lost answers", () => {
     expect(log.requestsOf(mm, "modifyOrder").length).toBeGreaterThan(10);
   });
 });
+
+describe("market maker, refused cancels", () => {
+  it("keeps a quote it could not pull (order entry disabled) and pulls it once it can: no quote left resting unmanaged", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-refused-pull",
+      description: "",
+      seed: 5,
+      durationSeconds: 40,
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      // Short 1.2 ETH after the buyer at 20 s: past maxInventoryNotional (3000 USD), so the rest of the ask is pulled at the next refresh,
+      // while order entry is disabled (20.5 s to 26 s).
+      timeline: [{ atSeconds: 20.5, fault: { fault: "serviceDisabled", durationMs: 5_500 } }],
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, maxInventoryNotional: 3_000, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
+        { name: "buyer", agent: buyer, params: { atSeconds: 20, qty: "1.2" }, account: { deposits: { rUSD: "100000" } } },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+    expect(countOf(run, "mm", "error:SERVICE_DISABLED_ERROR")).toBeGreaterThan(0);
+    expect(Number(run.world.queries.positions(mm.wallet)[0]?.qty)).toBeCloseTo(1.2, 6);
+    // Fully short: no ask may rest, and the pull went through once order entry was back.
+    const open = run.world.queries.openOrders(mm.wallet);
+    expect(open.filter((order) => order.side === "A")).toHaveLength(0);
+    expect(open.filter((order) => order.side === "B")).toHaveLength(1);
+    expect(countOf(run, "mm", "pulled")).toBe(1);
+  });
+});
