@@ -7,8 +7,9 @@
  * an IOC at the ask; when the best bid is more than `thresholdBps` above the
  * oracle, it sells. It unwinds a position with a reduce-only IOC once the
  * book is back: a long is sold when the bid is no more than `exitBps` below
- * the oracle (a short mirrors this), so every round trip earns at least
- * thresholdBps - exitBps before fees.
+ * the oracle (a short mirrors this), so a round trip earns at least
+ * thresholdBps - exitBps before fees when the oracle ends where it started
+ * (its move in between adds to that or takes from it: there is no stop).
  *
  * It checks a market on every oracle update of its asset and on book
  * changes (at most once per `checkDelayMs`), one order in flight per market.
