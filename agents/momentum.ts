@@ -35,7 +35,7 @@ import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
-import { bps, delaySeconds, greaterThan, marketSymbol, notional, number, type ParamRules, paramsProblem, period, positiveBps, refuseBadParams, type RelationRule, type ValueRule } from "./lib/params.ts";
+import { bps, delaySeconds, greaterThan, marketSymbol, NOTIONAL_MAX, number, type ParamRules, paramsProblem, period, positive, positiveBps, refuseBadParams, type RelationRule, type ValueRule } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface MomentumParams {
@@ -98,11 +98,11 @@ const SAMPLES = number({ min: 1, max: MOMENTUM_SAMPLES_MAX, integer: true });
  */
 export const MOMENTUM_STOP_SLIPPAGE_BPS_MAX = 500;
 
-const withinBand = number({ min: 0, max: MOMENTUM_STOP_SLIPPAGE_BPS_MAX });
-const stopSlippage: ValueRule = (value, context) => {
-  const problem = withinBand(value, context);
-  return problem === null ? null : `${problem} (a fired stop's limit must lie within the trigger band, 5 % of its trigger)`;
-};
+/** `rule`, then at most `max` (`why` says why): `rule` states its own range for what it refuses. */
+const atMost =
+  (rule: ValueRule, max: number, why: string): ValueRule =>
+  (value, context) =>
+    rule(value, context) ?? ((value as number) > max ? `must be at most ${max} (${why})` : null);
 
 const RULES: ParamRules<MomentumParams> = {
   symbol: marketSymbol("perp", "stops are perp only"),
@@ -110,11 +110,11 @@ const RULES: ParamRules<MomentumParams> = {
   fastSamples: SAMPLES,
   slowSamples: SAMPLES,
   entryThresholdBps: bps,
-  notional,
+  notional: atMost(positive, NOTIONAL_MAX, "the largest USD amount an agent's parameter may name"),
   crossBps: bps,
   stopLossBps: positiveBps,
   takeProfitBps: positiveBps,
-  stopSlippageBps: stopSlippage,
+  stopSlippageBps: atMost(bps, MOMENTUM_STOP_SLIPPAGE_BPS_MAX, "a fired stop's limit must lie within the trigger band, 5 % of its trigger"),
   maxHoldSeconds: delaySeconds,
   cooldownSeconds: delaySeconds,
 };

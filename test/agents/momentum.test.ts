@@ -117,10 +117,15 @@ describe("momentum trader's parameters", () => {
   it("refuses a stopSlippageBps beyond the trigger band (500) and a notional beyond the USD cap, naming the field and the rule", () => {
     expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, stopSlippageBps: 500 }, context)).toBeNull();
     expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, stopSlippageBps: 501 }, context)).toBe(
-      'stopSlippageBps "501" must be a finite number in [0, 500] (a fired stop\'s limit must lie within the trigger band, 5 % of its trigger)',
+      'stopSlippageBps "501" must be at most 500 (a fired stop\'s limit must lie within the trigger band, 5 % of its trigger)',
     );
+    // Below the range, the rule states it as before (test/sim/agent-params.test.ts).
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, stopSlippageBps: -1 }, context)).toBe('stopSlippageBps "-1" must be a finite number in [0, 10000]');
     expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 1e12 }, context)).toBeNull();
-    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 1e13 }, context)).toBe('notional "10000000000000" must be a finite number in (0, 1000000000000]');
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 1e13 }, context)).toBe(
+      'notional "10000000000000" must be at most 1000000000000 (the largest USD amount an agent\'s parameter may name)',
+    );
+    expect(momentum.checkParams!({ ...MOMENTUM_DEFAULTS, notional: 0 }, context)).toBe('notional "0" must be a finite number greater than 0');
   });
 });
 
