@@ -8,11 +8,7 @@
  * `notional` USD with an IOC `crossBps` through the oracle.
  *
  * Protection: once the position shows on the positions channel (after
- * settlement; an entry that has not shown 5 s after its fill is checked
- * against the wallet's busts, and given up only when busted whole: a
- * stalled chain settles it later, and entering again would double it; a
- * position that shows while it is flat, from an entry whose answer was
- * lost, is protected the same way), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
+ * settlement), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
  * `takeProfitBps` from the average entry price (spec 4.2.1 triggers: no
  * qty, they cover the whole position; the exchange pairs them as OCO and
  * fires them on the mark price). Each stop's child is an IOC whose limit is
@@ -22,6 +18,12 @@
  * closed with a reduce-only IOC; closing makes the exchange cancel the
  * remaining stops (POSITION_CLOSED). After a close it waits
  * `cooldownSeconds` before the next entry.
+ *
+ * Settlement: an entry that has not shown as a position 5 s after its fill
+ * is checked against the wallet's busts, and given up only when busted
+ * whole (a stalled chain settles it later: entering again would double
+ * it). A position that shows while it is flat (an entry whose answer was
+ * lost) is held and protected the same way.
  *
  * Counts: entries, entryUnfilled, entryBusted, stopsArmed, stopLossFired,
  * takeProfitFired, ocoCancelled, stopsPositionClosed, timeExits,
