@@ -47,7 +47,10 @@ afterAll(() => {
 
 /** Starts `node bin/shadowbook.mjs serve ...` (or `npm run serve -- ...`) and waits for its URLs (the last line printed at start). */
 async function startServe(extraArgs: readonly string[], env: Record<string, string> = {}, via: "bin" | "npm" | "npx" = "bin"): Promise<Served> {
-  const served = await spawnServe({ via, args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs: 30_000 });
+  // The first `npx` of a fresh clone links the project into npm's npx cache before it runs anything (~12 s on a quiet
+  // machine, over 30 s beside the rest of the suite: CI's run of 2026-11-28 timed out at 30 s), so npx gets longer.
+  const readyTimeoutMs = via === "npx" ? 150_000 : 30_000;
+  const served = await spawnServe({ via, args: ["--port", "0", "--clock", "manual", "--start", String(START_MS), ...extraArgs], env, detached: true, readyTimeoutMs });
   children.push(served.child);
   return { ...served, base: served.origin };
 }
@@ -206,7 +209,7 @@ describe.concurrent("shadowbook serve stopped by a signal to the command's pid",
 
   // `npx shadowbook serve`: npm passes SIGTERM to the `sh -c` it started, which dies of it without passing it on;
   // the server sees its launcher gone (its parent pid changed) and drains rather than staying behind as an orphan.
-  it("npx shadowbook serve: SIGTERM to npm, whose shell does not pass it on; the server drains on its launcher's end and exits, port released", async () => {
+  it("npx shadowbook serve: SIGTERM to npm, whose shell does not pass it on; the server drains on its launcher's end and exits, port released", { timeout: 200_000 }, async () => {
     const served = await startServe(["--signer-threads", "0"], {}, "npx");
     const stream = await idleStream(served.stream);
     const serverPid = serverUnder(served.child.pid!);
