@@ -7,17 +7,20 @@ import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario, type TimelineEntry } from "../../src/sim/scenario.ts";
 import { agentOf, CALM_FEEDS, countOf, pathFeed, RunLog } from "./helpers.ts";
 
+/** WETH flat, a rise of 1 % over 50 s, flat, then a fall of 2 % over 30 s ([seconds, price]). */
+const RISE_THEN_FALL: readonly (readonly [number, number])[] = [
+  [0, 3_000],
+  [30, 3_000],
+  [80, 3_030],
+  [90, 3_030],
+  [120, 2_970],
+  [180, 2_970],
+];
+
 describe("momentum trader", () => {
   it("enters with the trend, protects each position with a stop-loss and a take-profit, and both fire", async () => {
     // Flat, a rise of 1 % over 50 s, flat, then a fall of 2 % over 30 s.
-    const eth = pathFeed("WETH", [
-      [0, 3_000],
-      [30, 3_000],
-      [80, 3_030],
-      [90, 3_030],
-      [120, 2_970],
-      [180, 2_970],
-    ]);
+    const eth = pathFeed("WETH", RISE_THEN_FALL);
     const log = new RunLog();
     const scenario = defineScenario({
       name: "momentum",
@@ -81,14 +84,7 @@ describe("momentum trader", () => {
 
 /** The rise-then-fall path of the first test, one maker, and a momentum trader with `params` over the first test's. */
 async function runMomentum(params: Record<string, unknown>, timeline: readonly TimelineEntry[] = []) {
-  const eth = pathFeed("WETH", [
-    [0, 3_000],
-    [30, 3_000],
-    [80, 3_030],
-    [90, 3_030],
-    [120, 2_970],
-    [180, 2_970],
-  ]);
+  const eth = pathFeed("WETH", RISE_THEN_FALL);
   const log = new RunLog();
   const scenario = defineScenario({
     name: "momentum-variant",
@@ -193,14 +189,7 @@ const ladder = defineAgent({
 
 describe("momentum trader, lost answers", () => {
   it("keeps managing a position whose entry answer was lost: no second entry on top of it", async () => {
-    const eth = pathFeed("WETH", [
-      [0, 3_000],
-      [30, 3_000],
-      [80, 3_030],
-      [90, 3_030],
-      [120, 2_970],
-      [180, 2_970],
-    ]);
+    const eth = pathFeed("WETH", RISE_THEN_FALL);
     const log = new RunLog();
     const scenario = defineScenario({
       name: "momentum-lost-entry",
