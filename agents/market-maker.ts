@@ -13,13 +13,22 @@
  *    `skewBps` (a bid rounds down to the tick grid, an ask up, and an ask is
  *    at least a tick above its level's bid), and the side that would grow
  *    the inventory shrinks with it;
- * 3. a slot with a live order is modified in place when its size changed or
- *    its price moved by `requoteBps` or more (modifyOrder keeps the orderId;
- *    other slots send nothing),
+ * 3. a slot with a live order is modified in place when its resting size
+ *    differs from its target or its price moved by `requoteBps` or more
+ *    (modifyOrder keeps the orderId; other slots send nothing),
  *    an empty slot (first refresh, or its order filled or was cancelled) is
  *    filled with a new post-only GTC order. When a create's answer is lost
  *    (a transport failure: the order may rest all the same), the order the
  *    orderChanges stream shows resting at that price and size is taken over.
+ *
+ * Partial fills: the resting size of a quote is what was last sent for it
+ * (its total qty) less the cumQty the orderChanges stream shows, so a quote
+ * that was partly filled is topped back up to its target size at the next
+ * refresh even when its target did not move (a modify to cumQty + target:
+ * the order keeps its orderId, and a size increase loses its queue
+ * priority, as it would for any maker refilling a level). Until the stream
+ * shows a fill, the quote counts as unfilled; a fill it shows late is
+ * topped up one refresh later.
  *
  * Inventory: the perp position (positions channel), or for a spot market the
  * base asset held beyond the starting balance (accountBalances channel).
@@ -87,9 +96,9 @@ interface Slot {
   readonly isBuy: boolean;
   readonly level: number;
   orderId: string | undefined;
-  /** What was last sent for the slot: price in ticks, remaining size in lots. */
+  /** What was last sent for the slot: price in ticks, and the order's total qty in lots (its filled part included). */
   priceTicks: number;
-  remainingLots: number;
+  qtyLots: number;
   busy: boolean;
 }
 
@@ -147,7 +156,7 @@ class MarketMaker {
   ) {
     const p = ctx.params;
     for (let level = 0; level < p.levels; level++) {
-      for (const isBuy of [true, false]) this.slots.push({ isBuy, level, orderId: undefined, priceTicks: 0, remainingLots: 0, busy: false });
+      for (const isBuy of [true, false]) this.slots.push({ isBuy, level, orderId: undefined, priceTicks: 0, qtyLots: 0, busy: false });
     }
     this.stopAtMicros = p.stopRefreshingAfterSeconds === null ? Infinity : ctx.now() + p.stopRefreshingAfterSeconds * MICROS_PER_SECOND;
     orders.onUpdate((row) => {
@@ -213,7 +222,7 @@ class MarketMaker {
         if (target !== undefined) await this.place(slot, target);
       } else if (target === undefined) {
         await this.pull(slot, slot.orderId);
-      } else if (target.lots !== slot.remainingLots || this.movedEnough(slot.priceTicks, target.priceTicks)) {
+      } else if (target.lots !== this.restingLots(slot, slot.orderId) || this.movedEnough(slot.priceTicks, target.priceTicks)) {
         await this.move(slot, slot.orderId, target);
       } else {
         this.ctx.count("unchanged");
@@ -253,26 +262,26 @@ class MarketMaker {
   private own(slot: Slot, orderId: string, target: Target): void {
     slot.orderId = orderId;
     slot.priceTicks = target.priceTicks;
-    slot.remainingLots = target.lots;
+    slot.qtyLots = target.lots;
     this.slotByOrder.set(orderId, slot);
   }
 
   private async move(slot: Slot, orderId: string, target: Target): Promise<void> {
     const { ctx, grid } = this;
-    const live = this.cumLots(orderId);
+    const filled = this.cumLots(orderId);
     try {
       const response = await ctx.client.modifyOrder({
         orderId,
         symbol: grid.symbol,
         isBuy: slot.isBuy,
         limitPx: grid.formatTicks(target.priceTicks),
-        qty: grid.formatLots(live + target.lots),
+        qty: grid.formatLots(filled + target.lots),
         timeInForce: "GTC",
         postOnly: true,
       });
       ctx.count("modifies");
       slot.priceTicks = target.priceTicks;
-      slot.remainingLots = target.lots;
+      slot.qtyLots = filled + target.lots;
       if (response.status !== "OPEN" && slot.orderId === orderId) this.release(slot);
     } catch (error) {
       const code = countError(ctx, error);
@@ -295,6 +304,12 @@ class MarketMaker {
     }
   }
 
+  /** The size still resting of the slot's order: its qty as last sent less what the stream shows filled. */
+  private restingLots(slot: Slot, orderId: string): number {
+    return slot.qtyLots - this.cumLots(orderId);
+  }
+
+  /** The filled part of `orderId` in lots, as far as the orderChanges stream has told (0 before its first row). */
   private cumLots(orderId: string): number {
     const live = this.orders.get(orderId);
     return live === undefined ? 0 : Math.round(live.cumQty / this.grid.step);
@@ -304,7 +319,7 @@ class MarketMaker {
     if (slot.orderId !== undefined) this.slotByOrder.delete(slot.orderId);
     slot.orderId = undefined;
     slot.priceTicks = 0;
-    slot.remainingLots = 0;
+    slot.qtyLots = 0;
   }
 }
 

@@ -20,6 +20,19 @@ const buyer = defineAgent({
   },
 });
 
+/** One IOC at `atSeconds`: a buy or a sell of `qty` ETH, priced far through the book. */
+const taker = defineAgent({
+  kind: "test-taker",
+  description: "one IOC",
+  defaults: { atSeconds: 20, qty: "1", isBuy: true },
+  start(ctx) {
+    const { atSeconds, qty, isBuy } = ctx.params;
+    ctx.after(atSeconds * MICROS_PER_SECOND, async () => {
+      await ctx.client.createOrder({ symbol: "ETHRUSDPERP", isBuy, limitPx: isBuy ? "3150" : "2850", qty, timeInForce: "IOC" });
+    });
+  },
+});
+
 describe("market maker", () => {
   it("quotes every level on both sides and refreshes the same orders with modifyOrder", async () => {
     const log = new RunLog();
@@ -130,6 +143,41 @@ describe("market maker", () => {
     const bestAsk = Math.min(...open.filter((order) => order.side === "A").map((order) => Number(order.limitPx)));
     // Fair price moved up by 0.5 x 20 bps = 10 bps from 3000: the mid is above the oracle.
     expect((bestBid + bestAsk) / 2).toBeCloseTo(3_003, 0);
+  });
+});
+
+describe("market maker, partial fills", () => {
+  it("tops a partly filled quote back up to its target size at the next refresh, though its target did not move", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-partial-fill",
+      description: "",
+      seed: 5,
+      durationSeconds: 30,
+      // A flat oracle and no skew: the bid's target price never moves, and while the maker is short its size is the full level.
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, skewBps: 0, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
+        // Short 0.5 ETH at 10 s, so that the bid stays at full size; then 0.3 ETH of the 2 ETH bid is hit at 20 s.
+        { name: "buyer", agent: taker, params: { atSeconds: 10, qty: "0.5", isBuy: true }, account: { deposits: { rUSD: "100000" } } },
+        { name: "seller", agent: taker, params: { atSeconds: 20, qty: "0.3", isBuy: false }, account: { deposits: { rUSD: "100000" } } },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+    expect(Number(run.world.queries.positions(mm.wallet)[0]?.qty)).toBeCloseTo(0.2, 6);
+    expect(run.world.queries.positions(mm.wallet)[0]?.side).toBe("A");
+
+    const bid = run.world.queries.openOrders(mm.wallet).find((order) => order.side === "B")!;
+    expect(Number(bid.limitPx)).toBe(2997.6);
+    expect(Number(bid.cumQty)).toBeCloseTo(0.3, 6);
+    // 2 ETH rest again: the bid was modified to 2.3 ETH (0.3 filled), not left at 1.7.
+    expect(Number(bid.qty) - Number(bid.cumQty)).toBeCloseTo(2, 6);
+    const topUps = log.requestsOf(mm, "modifyOrder").filter((request) => request.body["orderId"] === bid.orderId && log.seconds(request.atMicros) > 20);
+    expect(topUps).toHaveLength(1);
+    expect(log.seconds(topUps[0]!.atMicros)).toBeLessThan(23);
+    expect(topUps[0]!.body["qty"]).toBe("2.3");
   });
 });
 
