@@ -15,7 +15,7 @@
  *   caps it (`ahead = min(ahead, lots)`), since the lots ahead cannot exceed
  *   the level. Cancels never help, unless they must have been ahead.
  * - probabilistic (hftbacktest ProbQueueModel): a decrease of the level that
- *   the trades since the last depth change do not explain is a cancel, split
+ *   the trades placed before its frame do not explain is a cancel, split
  *   ahead and behind the order: with p the probability it was behind,
  *   `ahead' = ahead - (1 - p) * cancelled + min(0, behind - p * cancelled)`
  *   (the part put behind that exceeds what is behind comes from ahead too),
@@ -29,10 +29,35 @@
  *   behind than ahead) it favours it less (cancels fall behind and it keeps
  *   its place without advancing).
  *
- * The trades since the last depth change are netted out of the next
- * decrease (`tradedLots`), so a trade is not counted again as a cancel; the
- * tape places trades before the depth change they caused (tape.ts, "Trade
- * timing").
+ * ## Trades and depth changes
+ *
+ * A trade at the order's price advances it at once (`trade`); the decrease
+ * of the level it caused arrives in a depth frame, where the probabilistic
+ * model must not take it for a cancel. The tape places each trade just
+ * before the depth frame that carried its decrease (tape.ts, "Trade
+ * timing"), so the trade's lots (`tradedLots`) are netted out of the
+ * level's change in that frame and in no other: the replay drops what is
+ * left of them at the frame's end (replay.ts, frameEnd), and a decrease of
+ * the level in a later frame is a cancel, split as above. A trade placed at
+ * its print (the tape found no frame for it, or `tradeTiming:
+ * "publication"`) is netted out of the next frame of its market.
+ * hftbacktest's ProbQueueModel keeps the traded quantity until the level's
+ * next change, however late (`cum_trade_qty`). On an L2 feed a trade need
+ * not change its level at all: joiners at its price within the same frame
+ * can make up for it, and the stream then sends nothing for the level
+ * (src/engine/depth.ts sends only levels whose quantity differs). Kept, the
+ * traded lots would wait for the level's next change and take a genuine
+ * cancel ahead, any number of frames later, for the trade's decrease: the
+ * order would not advance.
+ *
+ * What the feed does not carry, and no rule here recovers: how a level's
+ * net change within one frame splits into trades, cancels and joiners (a
+ * trade and a cancel in the same frame are one decrease, of which the trade
+ * is netted and the rest split; joiners in it hide as much of either), and,
+ * for a trade the tape found no decrease for, whether its decrease really is
+ * in the frame it was placed before (if its market's depth reported it in
+ * a later frame, the trade advances the order and the decrease is split as
+ * a cancel too).
  *
  * Positions are in lots and may be fractional (the probabilistic split);
  * the fill rules round down (replay.ts).
@@ -43,7 +68,7 @@ import type { QueueSettings, QueueSplit } from "../sim/scenario.ts";
 export interface QueuePosition {
   /** Lots ahead of the order (may be fractional; negative while a trade overflows onto it). */
   ahead: number;
-  /** Traded lots at the level since its last depth change (netted out of the next decrease). */
+  /** Traded lots at the level placed before the current depth frame (netted out of the level's change in it; dropped at its end). */
   tradedLots: number;
 }
 

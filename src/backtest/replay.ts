@@ -657,7 +657,11 @@ export class ReplayBacktest {
     book.clear();
   }
 
-  /** A depth frame ended: a snapshot's level changes reach own orders, and a best that moved through own prices fills them. */
+  /**
+   * A depth frame ended: a snapshot's level changes reach own orders, the
+   * trades placed before the frame stop counting against later changes, and
+   * a best that moved through own prices fills them.
+   */
   private frameEnd(market: number): void {
     const book = this.books[market]!;
     const ownBids = this.bids[market]!;
@@ -667,6 +671,9 @@ export class ReplayBacktest {
       for (const order of ownBids) this.queue.depth(order, order.snapshotBefore, book.qtyAt(true, order.priceTicks));
       for (const order of ownAsks) this.queue.depth(order, order.snapshotBefore, book.qtyAt(false, order.priceTicks));
     }
+    // A trade's lots are netted out of its level's change in this frame only (queue.ts, "Trades and depth changes").
+    for (let i = 0; i < ownBids.length; i++) ownBids[i]!.tradedLots = 0;
+    for (let i = 0; i < ownAsks.length; i++) ownAsks[i]!.tradedLots = 0;
     const bestBid = book.bestBidTicks;
     const bestAsk = book.bestAskTicks;
     if (ownBids.length > 0 && bestAsk < this.lastBestAsk[market]!) {

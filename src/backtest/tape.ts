@@ -36,18 +36,28 @@
  * (Depth.updatedAt, else the envelope timestamp) is at or after the
  * execution's `timestamp`, and never later than its print. The queue then
  * sees "trade, then the decrease it caused", the order hftbacktest's
- * ProbQueueModel expects (it nets the trades since the last depth change out
- * of the next decrease: nkaz001/hftbacktest,
+ * ProbQueueModel expects (nkaz001/hftbacktest,
  * hftbacktest/src/backtest/models/queue.rs), and the risk-averse cap finds
- * the queue already below the new level. The strategy still learns of the
- * trade only when it was published (the PRINT row, plus its market-data
- * latency): the re-timing gives the queue no look-ahead the strategy could
- * use. Known limits: a cancel at the trade's price between the match and the
+ * the queue already below the new level. The probabilistic model nets a
+ * trade's lots out of its level's change in the frame the trade goes
+ * before, and in no later frame (queue.ts, "Trades and depth changes"): if
+ * that frame does not change the level (joiners at the price made up for
+ * the trade, or its decrease was received earlier), they are dropped, and a
+ * later decrease of the level is still a cancel. The strategy still learns
+ * of the trade only when it was published (the PRINT row, plus its
+ * market-data latency): the re-timing gives the queue no look-ahead the
+ * strategy could use.
+ *
+ * Known limits: a cancel at the trade's price between the match and the
  * settlement can be taken for the trade's decrease (the trade then goes
- * before the cancel's frame, and the queue counts the cancel's volume once
- * as the trade's); on the shipped sample 5 of 1,450 trades still find their
- * level below their quantity at their MATCH row (788 when placed at
- * publication).
+ * before the cancel's frame: the probabilistic model splits the trade's own
+ * decrease, received earlier, as a cancel, and nets the trade's lots out of
+ * the cancel's decrease instead). Telling the two
+ * decreases apart needs the trade's match time, which shadowbook's
+ * executions do not carry (their `timestamp` is the settlement's), and the
+ * depth feed does not say which orders left a level. On the shipped sample
+ * 5 of 1,450 trades still find their level below their quantity at their
+ * MATCH row (788 when placed at publication).
  *
  * `tradeTiming: "publication"` keeps receive order (the MATCH row right before its
  * PRINT), for comparison.
