@@ -5,7 +5,10 @@
  * `sampleSeconds`; the fast moving average (`fastSamples`) against the slow
  * one (`slowSamples`). When flat and the fast average is more than
  * `entryThresholdBps` above (below) the slow one, it buys (sells) about
- * `notional` USD with an IOC `crossBps` through the oracle.
+ * `notional` USD with an IOC `crossBps` through the oracle. The entry's and
+ * the exits' cross is capped at 900 bps, inside the service's perp IOC price
+ * band (10 % of the mark, spec 7.3; lib/ioc-band.ts): a larger crossBps is
+ * sent at the cap rather than refused.
  *
  * Protection: once the position shows on the positions channel (after
  * settlement), it arms a STOP_LOSS `stopLossBps` and a TAKE_PROFIT
@@ -35,6 +38,7 @@ import type { Order } from "../src/spec/order.ts";
 import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { iocCrossBps } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
 import { bps, delaySeconds, greaterThan, marketSymbol, NOTIONAL_MAX, number, type ParamRules, paramsProblem, period, positive, positiveBps, refuseBadParams, type RelationRule, type ValueRule } from "./lib/params.ts";
@@ -53,7 +57,7 @@ export interface MomentumParams {
   readonly entryThresholdBps: number;
   /** Position size in USD at entry. Default 6000. */
   readonly notional: number;
-  /** How far through the oracle the entry and exit IOCs are priced, bps. Default 100. */
+  /** How far through the oracle the entry and exit IOCs are priced, bps; at most 900 is used (the IOC band less room for the mark, lib/ioc-band.ts). Default 100. */
   readonly crossBps: number;
   /** Stop-loss trigger distance from the entry price, bps. Default 35. */
   readonly stopLossBps: number;
@@ -221,7 +225,7 @@ class Momentum {
       const response = await ctx.client.createOrder({
         symbol: grid.symbol,
         isBuy,
-        limitPx: grid.price(MarketGrid.shift(price, isBuy ? ctx.params.crossBps : -ctx.params.crossBps), isBuy ? "up" : "down"),
+        limitPx: this.iocLimitPx(price, isBuy),
         qty: grid.qtyAtLeastMin(ctx.params.notional / price),
         timeInForce: "IOC",
         reduceOnly: false,
@@ -377,7 +381,7 @@ class Momentum {
       await ctx.client.createOrder({
         symbol: grid.symbol,
         isBuy,
-        limitPx: grid.price(MarketGrid.shift(price, isBuy ? ctx.params.crossBps : -ctx.params.crossBps), isBuy ? "up" : "down"),
+        limitPx: this.iocLimitPx(price, isBuy),
         qty: grid.qtyAtLeastMin(Math.abs(qty)),
         timeInForce: "IOC",
         reduceOnly: true,
@@ -387,6 +391,12 @@ class Momentum {
     } finally {
       this.exiting = false;
     }
+  }
+
+  /** The limit of an entry or exit IOC: `crossBps` through `price`, within the IOC band (lib/ioc-band.ts). */
+  private iocLimitPx(price: number, isBuy: boolean): string {
+    const crossBps = iocCrossBps(this.grid, this.ctx.params.crossBps);
+    return this.grid.price(MarketGrid.shift(price, isBuy ? crossBps : -crossBps), isBuy ? "up" : "down");
   }
 
   private toFlat(): void {

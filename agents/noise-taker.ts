@@ -3,8 +3,13 @@
  * (`ratePerSecond`), each on a market drawn uniformly from `symbols`, buy or
  * sell with equal odds, with a lognormal USD size (median `medianNotional`,
  * log-sd `notionalSigma`), and a limit price `crossBps` through the oracle
- * price so that it crosses the book (within the IOC price band, which is
- * 10 % of the mark by default).
+ * price so that it crosses the book.
+ *
+ * On a perp market the cross is capped at 900 bps (lib/ioc-band.ts): the
+ * service refuses a perp IOC whose limit lies beyond its price band, 10 % of
+ * the mark (spec 7.3, CREATE_ORDER_OTHER_ERROR), and the cap keeps 100 bps of
+ * that for the mark's distance from the oracle. A larger crossBps is sent at
+ * the cap rather than refused; a spot IOC has no band and keeps crossBps.
  *
  * On a perp market a position beyond `maxPositionNotional` is only reduced
  * (the side that would grow it is flipped), so that the taker's random walk
@@ -17,6 +22,7 @@ import { MICROS_PER_SECOND } from "../src/core/time.ts";
 import { defineAgent, type AgentParamsContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { iocCrossBps } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { bps, delaySeconds, notional, notionalLimit, number, type ParamRules, paramsProblem, refuseBadParams, symbolList } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
@@ -30,7 +36,7 @@ export interface NoiseTakerParams {
   readonly medianNotional: number;
   /** Log standard deviation of the order size. Default 0.7. */
   readonly notionalSigma: number;
-  /** How far through the oracle price the limit is set, bps. Default 200. */
+  /** How far through the oracle price the limit is set, bps; on a perp at most 900 (the IOC band less room for the mark, lib/ioc-band.ts). Default 200. */
   readonly crossBps: number;
   /** Perp position (USD) beyond which orders only reduce it. Default 40000. */
   readonly maxPositionNotional: number;
@@ -110,7 +116,8 @@ export const noiseTaker = defineAgent<NoiseTakerParams>({
         if (Math.abs(exposure) > p.maxPositionNotional) isBuy = exposure < 0;
       }
       const qty = grid.qtyAtLeastMin(notional / reference);
-      const limitPx = grid.price(MarketGrid.shift(reference, isBuy ? p.crossBps : -p.crossBps), isBuy ? "up" : "down");
+      const crossBps = iocCrossBps(grid, p.crossBps);
+      const limitPx = grid.price(MarketGrid.shift(reference, isBuy ? crossBps : -crossBps), isBuy ? "up" : "down");
       ctx.count("sent");
       ctx.count("notional", Math.round(Number(qty) * reference));
       try {

@@ -141,6 +141,20 @@ describe("momentum trader, robustness", () => {
     expect(countOf(run, "momentum", "stopsArmed")).toBe(stops.length);
   });
 
+  it("caps its entry and exit crosses inside the IOC band the exchange enforces: a crossBps of 1500 is sent 900 bps through the oracle, and none is refused", async () => {
+    const { run, log, trader } = await runMomentum({ crossBps: 1_500 });
+    // Without the cap every entry was refused by the band (CREATE_ORDER_OTHER_ERROR), and the trader never held a position.
+    expect(countOf(run, "momentum", "error:CREATE_ORDER_OTHER_ERROR")).toBe(0);
+    expect(countOf(run, "momentum", "closed")).toBeGreaterThanOrEqual(2);
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    // The first entry is a buy on the rise, from an oracle between 3000 and 3030: 9 % above it.
+    const first = Number(entries[0]!.body["limitPx"]);
+    expect(entries[0]!.body["isBuy"]).toBe(true);
+    expect(first).toBeGreaterThan(3_000 * 1.09 - 0.01);
+    expect(first).toBeLessThan(3_030 * 1.09 + 0.01);
+  });
+
   it("waits out a stalled chain: an entry that has not settled is not taken as busted, so it does not enter again and the position is one entry, protected", async () => {
     // The chain makes no block from 30 s to 68 s: the first entry (about 35 s) settles only then.
     const { run, log, trader } = await runMomentum({}, [{ atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 38_000 } }]);

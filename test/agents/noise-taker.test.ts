@@ -52,3 +52,34 @@ describe("noise taker", () => {
     expect(run.world.queries.openOrders(noise.wallet)).toHaveLength(0);
   });
 });
+
+describe("noise taker, crossBps beyond the IOC band", () => {
+  it("caps its cross on a perp inside the band the exchange enforces (10 % from the mark): a crossBps of 1500 is sent 900 bps through, and none is refused", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "noise-wide-cross",
+      description: "",
+      seed: 11,
+      durationSeconds: 40,
+      prices: CALM_FEEDS,
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 20_000 }, account: { rateTier: 3, deposits: { rUSD: "1000000" } } },
+        { name: "noise", agent: noiseTaker, params: { symbols: ["ETHRUSDPERP"], ratePerSecond: 2, crossBps: 1_500, startDelaySeconds: 5 }, account: { rateTier: 3 } },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const sent = log.requestsOf(agentOf(run, "noise"), "createOrder");
+    expect(sent.length).toBeGreaterThan(40);
+    expect(new Set(sent.map((request) => request.body["isBuy"]))).toEqual(new Set([true, false]));
+    // Without the cap every one of them was refused by the band (CREATE_ORDER_OTHER_ERROR).
+    expect(countOf(run, "noise", "error:CREATE_ORDER_OTHER_ERROR")).toBe(0);
+    expect(countOf(run, "noise", "filled") + countOf(run, "noise", "partial")).toBeGreaterThan(sent.length * 0.8);
+    for (const request of sent) {
+      const limit = Number(request.body["limitPx"]);
+      const through = request.body["isBuy"] === true ? limit / 3_000 - 1 : 1 - limit / 3_000;
+      // 9 % through the oracle (3000 +- a calm drift), inside the 10 % band around the mark.
+      expect(through).toBeGreaterThan(0.085);
+      expect(through).toBeLessThan(0.095);
+    }
+  });
+});
