@@ -25,19 +25,37 @@
  * Settlement: an entry that has not shown as a position 5 s after its fill
  * is checked against the wallet's busts, and given up only when busted
  * whole (a stalled chain settles it later: entering again would double
- * it). A position that shows while it is flat (an entry whose answer was
- * lost) is held and protected the same way.
+ * it). A position that shows while it is flat is held and protected the
+ * same way.
  *
- * Counts: entries, entryUnfilled, entryBusted, stopsArmed, stopLossFired,
+ * Lost answers: an entry whose answer never came (TransportFailedError
+ * after the client's timeout, or an unreadable answer: the outcome is
+ * unknown) may have filled, and on a stalled chain its position shows only
+ * later. So the trader does not go flat on it: it stays entering (no new
+ * entry) and reads the entry's fate from the exchange, its orderHistory
+ * rows since the entry was sent (lib/history.ts; IOC takers are there,
+ * though not on orderChanges). Filled, the entry is awaited like an
+ * answered one (settled, or busted whole, as above); unfilled, the trader
+ * is flat. Not there, the request may still arrive while its signature is
+ * valid (an IOC is signed for 60 s): the trader reads again every 5 s, and
+ * is flat only once a read after that deadline does not show it. So a lost
+ * answer never leads to a second entry on top of a first that filled.
+ *
+ * Counts: entries, entryUnfilled, entryBusted, entryRecovered (a lost
+ * entry found filled in the history), stopsArmed, stopLossFired,
  * takeProfitFired, ocoCancelled, stopsPositionClosed, timeExits,
  * remainderExits, closed, error:<code>.
  */
+import type { TolerantOrder } from "../src/client/decode.ts";
+import { shortDeadline } from "../src/client/deadlines.ts";
+import { InvalidResponseError, TransportFailedError } from "../src/client/errors.ts";
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
 import { defineAgent, type AgentContext, type AgentParamsContext } from "../src/sim/agent.ts";
 import type { Order } from "../src/spec/order.ts";
 import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { findInHistory } from "./lib/history.ts";
 import { iocCrossBps } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
@@ -147,6 +165,15 @@ interface PendingEntry {
   readonly sentMs: number;
 }
 
+/** An entry whose answer was lost: what was sent, when (ms), and the latest deadline it can have been signed with (Unix s). */
+interface LostEntry {
+  readonly isBuy: boolean;
+  readonly limitPx: string;
+  readonly qty: string;
+  readonly sentMs: number;
+  readonly deadline: number;
+}
+
 /** A simple moving average over the last `size` values (a ring). */
 class MovingAverage {
   private readonly values: number[];
@@ -220,16 +247,11 @@ class Momentum {
     this.state = "entering";
     ctx.count("entries");
     const sentMs = ctx.nowMs();
+    const limitPx = this.iocLimitPx(price, isBuy);
+    const qty = grid.qtyAtLeastMin(ctx.params.notional / price);
     let entry: PendingEntry;
     try {
-      const response = await ctx.client.createOrder({
-        symbol: grid.symbol,
-        isBuy,
-        limitPx: this.iocLimitPx(price, isBuy),
-        qty: grid.qtyAtLeastMin(ctx.params.notional / price),
-        timeInForce: "IOC",
-        reduceOnly: false,
-      });
+      const response = await ctx.client.createOrder({ symbol: grid.symbol, isBuy, limitPx, qty, timeInForce: "IOC", reduceOnly: false });
       const filled = Number(response.cumQty ?? "0");
       if (filled === 0) {
         ctx.count("entryUnfilled");
@@ -240,10 +262,65 @@ class Momentum {
     } catch (error) {
       countError(ctx, error);
       // A lost answer (TransportFailedError, 10 s on) may come after the entry filled and showed as a position: then it is held.
-      if (this.state === "entering") this.toFlat();
+      if (this.state !== "entering") return;
+      if (error instanceof TransportFailedError || error instanceof InvalidResponseError) {
+        // The SDK signs each attempt for 60 s from its own time: every attempt was made by now.
+        return this.reconcile({ isBuy, limitPx, qty, sentMs, deadline: shortDeadline(ctx.now()) });
+      }
+      this.toFlat();
       return;
     }
     if (this.state !== "entering") return; // the position showed before the response
+    this.state = "awaitingPosition";
+    this.entry = entry;
+    this.awaitPosition(entry);
+  }
+
+  /**
+   * Finds out what became of an entry whose answer was lost, from its
+   * orderHistory rows (see the header), while the trader stays "entering".
+   * The entry is the one non-reduce-only LIMIT the trader sent on its
+   * market since `lost.sentMs` at that side, price and size: it sends one
+   * entry at a time, and its exits are reduce-only.
+   */
+  private async reconcile(lost: LostEntry): Promise<void> {
+    const { ctx, grid } = this;
+    // A read that starts after the deadline sees every row the request can ever make.
+    const final = ctx.now() > lost.deadline * MICROS_PER_SECOND;
+    const side = lost.isBuy ? "B" : "A";
+    let row: TolerantOrder | undefined;
+    try {
+      row = await findInHistory(
+        ctx,
+        lost.sentMs,
+        (order) =>
+          order.symbol === grid.symbol &&
+          order.orderType === "LIMIT" &&
+          order.side === side &&
+          order.reduceOnly !== true &&
+          order.createdAt >= Math.floor(lost.sentMs) &&
+          Number(order.limitPx) === Number(lost.limitPx) &&
+          Number(order.qty) === Number(lost.qty),
+      );
+    } catch (error) {
+      countError(ctx, error);
+      if (this.state === "entering") ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
+      return;
+    }
+    if (this.state !== "entering") return; // its position showed meanwhile: it is held
+    if (row === undefined) {
+      if (final) this.toFlat();
+      else ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
+      return;
+    }
+    const filled = Number(row.cumQty ?? "0");
+    if (filled === 0) {
+      ctx.count("entryUnfilled");
+      this.toFlat();
+      return;
+    }
+    ctx.count("entryRecovered");
+    const entry: PendingEntry = { orderId: row.orderId, lots: Math.round(filled / grid.step), sentMs: lost.sentMs };
     this.state = "awaitingPosition";
     this.entry = entry;
     this.awaitPosition(entry);

@@ -237,4 +237,61 @@ describe("momentum trader, lost answers", () => {
     expect(creates.filter((request) => request.body["orderType"] !== "LIMIT" && request.atMicros < firstClose!.atMicros)).toHaveLength(2);
     expect(Number(firstClose!.record.qty)).toBeCloseTo(Number(entries[0]!.body["qty"]), 6);
   });
+
+  it("reconciles a lost entry answer with its orderHistory when the chain stalls too: the filled entry is awaited, not entered again on top", async () => {
+    const eth = pathFeed("WETH", RISE_THEN_FALL);
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "momentum-lost-entry-stall",
+      description: "",
+      seed: 2,
+      durationSeconds: 110,
+      prices: [eth.feed, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      timeline: [
+        // The first entry's answer (about 35 s) is lost: the client reports a transport failure 10 s later.
+        { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
+        // And the chain makes no block from 30 s to 75 s: the entry settles 40 s after it filled, long after its answer was given up.
+        { atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 45_000 } },
+      ],
+      agents: [
+        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
+        {
+          name: "momentum",
+          agent: momentum,
+          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+          account: { rateTier: 3 },
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+    const trader = agentOf(run, "momentum");
+    expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(log.seconds(entries[0]!.atMicros)).toBeLessThan(36);
+    const size = Number(entries[0]!.body["qty"]);
+
+    // The position, execution by execution (they come at settlement): one entry at a time (about 1 ETH each), never two on top
+    // of each other; the first is the lost entry's fill.
+    let position = 0;
+    let largest = 0;
+    const positions: number[] = [];
+    for (const { record } of log.executions) {
+      const taker = record.takerAccountId === trader.accountId;
+      if (!taker && record.makerAccountId !== trader.accountId) continue;
+      const buys = (record.side === "B") === taker;
+      position += buys ? Number(record.qty) : -Number(record.qty);
+      positions.push(position);
+      largest = Math.max(largest, Math.abs(position));
+    }
+    expect(positions[0]).toBeCloseTo(size, 6);
+    expect(largest).toBeLessThan(size * 1.1);
+    // No entry was sent between the lost one and the settlement of its fill; then the one position was protected.
+    const settled = log.executions.find((entry) => entry.record.takerAccountId === trader.accountId)!;
+    expect(log.seconds(settled.atMicros)).toBeGreaterThan(74);
+    expect(entries.filter((request) => request.atMicros < settled.atMicros)).toHaveLength(1);
+    expect(countOf(run, "momentum", "entryRecovered")).toBe(1);
+    expect(countOf(run, "momentum", "entryBusted")).toBe(0);
+    expect(countOf(run, "momentum", "stopsArmed")).toBeGreaterThanOrEqual(2);
+  });
 });
