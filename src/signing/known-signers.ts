@@ -190,6 +190,12 @@ export class KnownSigners {
     }
   }
 
+  /** True when `address` (any case) has a table ready: what a caller waits on before it expects confirmations from that signer. */
+  hasTable(address: string): boolean {
+    const entry = this.entries.get(address) ?? this.entries.get(address.toLowerCase());
+    return entry !== undefined && entry.table !== null;
+  }
+
   stats(): KnownSignerStats {
     return { signers: this.entries.size, tables: this.withTables.size, tablesReady: this.tablesReady, confirmed: this.confirmedCount };
   }

@@ -108,6 +108,16 @@ export function knownSignerStats(): KnownSignerStats {
 }
 
 /**
+ * True when this thread holds `address`'s table (any case), so that its
+ * signatures are confirmed without a recovery. The cache is per thread and
+ * lives as long as the module: a caller that waits for a signer's table
+ * waits on this, not on a count, which other signers move too.
+ */
+export function knownSignerReady(address: string): boolean {
+  return knownSigners.hasTable(address);
+}
+
+/**
  * The native path, synchronous. Throws (an environment error, not an input
  * one) when the add-ons did not load: check NATIVE_VERIFY_AVAILABLE.
  * `expected`, an address in any case, is a hint (see known-signers.ts): the

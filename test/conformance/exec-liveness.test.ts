@@ -30,23 +30,29 @@ const PING_INTERVAL_MS = 50;
 /** An /exec client: frames received, pings seen, and how it closed. */
 class Peer {
   readonly frames: Record<string, unknown>[] = [];
-  readonly openedAtMs = Date.now();
+  /** When the client began to connect: the server's ping timer starts after this, before the client sees the open. */
+  readonly connectingAtMs: number;
   readonly closed: Promise<{ code: number; atMs: number }>;
   pings = 0;
 
-  private constructor(readonly socket: WebSocket) {
+  private constructor(
+    readonly socket: WebSocket,
+    connectingAtMs: number,
+  ) {
+    this.connectingAtMs = connectingAtMs;
     socket.on("message", (data) => this.frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
     socket.on("ping", () => this.pings++);
     this.closed = new Promise((resolve) => socket.once("close", (code) => resolve({ code, atMs: Date.now() })));
   }
 
   static async open(url: string, options: { autoPong: boolean }): Promise<Peer> {
+    const connectingAtMs = Date.now();
     const socket = new WebSocket(url, { autoPong: options.autoPong });
     await new Promise((resolve, reject) => {
       socket.once("open", resolve);
       socket.once("error", reject);
     });
-    return new Peer(socket);
+    return new Peer(socket, connectingAtMs);
   }
 
   send(frame: unknown): void {
@@ -152,7 +158,8 @@ describe("/exec dead-peer detection", () => {
     expect(closed!.code).toBe(1006); // terminated: no close frame
     // One ping at the first tick, the verdict at the second: about two intervals.
     expect(silent.pings).toBe(1);
-    const elapsedMs = closed!.atMs - silent.openedAtMs;
+    // From before the connection (the server's timer starts between that and the open the client sees): never early.
+    const elapsedMs = closed!.atMs - silent.connectingAtMs;
     expect(elapsedMs).toBeGreaterThanOrEqual(2 * PING_INTERVAL_MS - 10);
     expect(elapsedMs).toBeLessThan(2 * PING_INTERVAL_MS + 1_000);
     await until(() => surface.connectionCount === 1, 2_000, "the silent connection to be gone");

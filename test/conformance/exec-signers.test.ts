@@ -15,8 +15,8 @@ import { defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { CLOSED_MESSAGE, type InputLog } from "../../src/live/driver.ts";
 import { startLiveServer, type RunningServer } from "../../src/live/serve.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
-import { knownSignerStats } from "../../src/signing/verify.ts";
-import { setupInputs, signedFrames, START_MICROS, type Frame } from "../live/helpers/signed-frames.ts";
+import { knownSignerReady } from "../../src/signing/verify.ts";
+import { KEYS, setupInputs, signedFrames, START_MICROS, walletOf, type Frame } from "../live/helpers/signed-frames.ts";
 
 const servers: RunningServer[] = [];
 
@@ -85,6 +85,11 @@ async function exchangeFrames(socket: WebSocket, frames: readonly Frame[], burst
   return answers;
 }
 
+/** Both frame signers' comb tables are built on this thread (known-signers.ts), whatever other signers' tables exist. */
+function bothSignersReady(): boolean {
+  return KEYS.every((privateKey) => knownSignerReady(walletOf(privateKey)));
+}
+
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -148,7 +153,7 @@ describe("WebSocket order entry with signatures checked early on the confirmer t
     const inlineSocket = await connect(inline.running.urls.exec);
     // Inline, one at a time first: each signer is recovered until its comb table is built (known-signers.ts).
     const expectedOneByOne = await exchangeFrames(inlineSocket, inline.frames, 1);
-    expect(await until(() => knownSignerStats().tablesReady >= 2, 10_000)).toBe(true);
+    expect(await until(() => bothSignersReady(), 10_000)).toBe(true);
 
     for (const burst of [1, 16]) {
       const early = await server(0, true);
@@ -228,7 +233,7 @@ describe("order entry while the server shuts down", () => {
       const { running, frames } = await server(0, earlyConfirm, { log, drainMs: 0, count: 400 });
       // The first frames through the driver, so that both signers have tables (and later frames are checked early when on).
       for (const frame of frames.slice(0, 100)) running.context.driver.handle({ kind: "request", op: frame.type as never, body: frame.payload });
-      expect(await until(() => knownSignerStats().tablesReady >= 2, 10_000)).toBe(true);
+      expect(await until(() => bothSignersReady(), 10_000)).toBe(true);
       const socket = await connect(running.urls.exec);
       let answers = 0;
       const first = new Promise<void>((resolve) => socket.on("message", () => ++answers === 1 && resolve()));

@@ -13,7 +13,7 @@ import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { createFastSigner } from "../../src/signing/fast-sign.ts";
 import { COMB_CONFIRMER, COMB_VERIFIER, KnownSigners, type CombConfirmer, type CombTable, type CombVerifier } from "../../src/signing/known-signers.ts";
 import { native } from "../../src/signing/native.ts";
-import { confirmSignerLater, knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
+import { confirmSignerLater, knownSignerReady, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
 import { anyMessageArb, SEED } from "./arbitraries.ts";
 import { tablesBuilt } from "./known-signers-helpers.ts";
 
@@ -205,8 +205,8 @@ describe("confirmSignerLater", () => {
   it("answers what recoverSignerNative answers for the expected signer, or leaves the request to the caller", async () => {
     const warm = fc.sample(anyMessageArb, { seed: SEED, numRuns: 16 });
     for (const { kind, message } of warm) recoverSignerNative(kind, message, signer.sign(kind, message), DEFAULT_SIGNING_CONFIG, signer.address);
-    for (let i = 0; i < 200 && knownSignerStats().tablesReady === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(knownSignerStats().tablesReady).toBeGreaterThan(0);
+    for (let i = 0; i < 200 && !knownSignerReady(signer.address); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(knownSignerReady(signer.address)).toBe(true);
 
     const cases = fc.sample(fc.tuple(anyMessageArb, fc.constantFrom("signer", "other", "flippedV", "malformed")), { seed: SEED + 1, numRuns: 300 });
     const pending: Promise<void>[] = [];

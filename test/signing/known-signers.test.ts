@@ -12,7 +12,7 @@ import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
 import { createFastSigner } from "../../src/signing/fast-sign.ts";
 import { COMB_VERIFIER, KnownSigners, type CombTable, type CombVerifier } from "../../src/signing/known-signers.ts";
 import { native } from "../../src/signing/native.ts";
-import { knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
+import { knownSignerReady, knownSignerStats, recoverSignerNative, setKnownSignersEnabled } from "../../src/signing/verify.ts";
 import { anyMessageArb, CURVE_ORDER, SEED } from "./arbitraries.ts";
 import { tablesBuilt } from "./known-signers-helpers.ts";
 
@@ -289,8 +289,8 @@ describe("recoverSignerNative with a hint", () => {
     // Recover the signer until its table is due, then wait for it.
     const warm = fc.sample(anyMessageArb, { seed: SEED, numRuns: 16 });
     for (const { kind, message } of warm) recoverSignerNative(kind, message, signer.sign(kind, message), DEFAULT_SIGNING_CONFIG, signer.address);
-    for (let i = 0; i < 200 && knownSignerStats().tablesReady === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(knownSignerStats().tablesReady).toBeGreaterThan(0);
+    for (let i = 0; i < 200 && !knownSignerReady(signer.address); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(knownSignerReady(signer.address)).toBe(true);
     const before = knownSignerStats().confirmed;
     let hinted = 0;
     fc.assert(
