@@ -128,29 +128,43 @@ export class ReplayBook {
 
   /** The highest live bid at or below `from` (-1: none). */
   private scanBidDown(from: number): number {
-    if (from < 0) return -1;
-    const bits = this.bidBits;
-    let word = from >> 5;
-    const bit = from & 31;
-    let live = bits[word]! & (bit === 31 ? -1 : (1 << (bit + 1)) - 1);
-    while (live === 0) {
-      if (--word < 0) return -1;
-      live = bits[word]!;
-    }
-    return (word << 5) + 31 - Math.clz32(live);
+    return highestAtOrBelow(this.bidBits, from);
   }
 
   /** The lowest live ask at or above `from` (`size`: none). */
   private scanAskUp(from: number): number {
-    if (from >= this.size) return this.size;
-    const bits = this.askBits;
-    let word = from >> 5;
-    let live = bits[word]! & ~((1 << (from & 31)) - 1);
-    while (live === 0) {
-      if (++word >= bits.length) return this.size;
-      live = bits[word]!;
+    return lowestAtOrAbove(this.askBits, from, this.size);
+  }
+
+  /**
+   * Whether a price lies beyond the recorded depth window of a side: the
+   * side holds `windowLevels` levels (the most the feed carries) and the
+   * price is worse than the worst of them, so the feed would not show the
+   * price whatever rests there (queue.ts, "Depth window"). Levels own takers
+   * emptied under market impact still count as held (they are recorded).
+   */
+  beyondWindow(bid: boolean, ticks: number, windowLevels: number): boolean {
+    let levels = bid ? this.bidLevels : this.askLevels;
+    // The worst held level: the worst shown one, or a worse one that impact shows empty.
+    let worst = -1;
+    if (this.impacted) {
+      const shown = bid ? this.bids : this.asks;
+      for (const held of (bid ? this.bidImpact : this.askImpact).keys()) {
+        if (shown[held] !== 0) continue;
+        levels++;
+        if (worst < 0 || (bid ? held < worst : held > worst)) worst = held;
+      }
     }
-    return (word << 5) + 31 - Math.clz32(live & -live);
+    const at = ticks - this.minTicks;
+    if (levels < windowLevels || (bid ? at >= this.bestBidIndex : at <= this.bestAskIndex)) return false;
+    // Walked from the best: a full side spans its window, however far the book's array reaches.
+    const shownLevels = bid ? this.bidLevels : this.askLevels;
+    if (shownLevels > 0) {
+      let index = bid ? this.bestBidIndex : this.bestAskIndex;
+      for (let left = shownLevels; left > 1; left--) index = bid ? this.scanBidDown(index - 1) : this.scanAskUp(index + 1);
+      if (worst < 0 || (bid ? index < worst : index > worst)) worst = index;
+    }
+    return bid ? at < worst : at > worst;
   }
 
   private applyImpact(offsets: Map<number, number>, index: number, recordedLots: number): number {
@@ -213,4 +227,29 @@ export class ReplayBook {
     }
     return out;
   }
+}
+
+/** The highest set bit's index at or below `from` in a level bitmap (-1: none). */
+function highestAtOrBelow(bits: Uint32Array, from: number): number {
+  if (from < 0) return -1;
+  let word = from >> 5;
+  const bit = from & 31;
+  let live = bits[word]! & (bit === 31 ? -1 : (1 << (bit + 1)) - 1);
+  while (live === 0) {
+    if (--word < 0) return -1;
+    live = bits[word]!;
+  }
+  return (word << 5) + 31 - Math.clz32(live);
+}
+
+/** The lowest set bit's index at or above `from` in a level bitmap of `size` levels (`size`: none). */
+function lowestAtOrAbove(bits: Uint32Array, from: number, size: number): number {
+  if (from >= size) return size;
+  let word = from >> 5;
+  let live = bits[word]! & ~((1 << (from & 31)) - 1);
+  while (live === 0) {
+    if (++word >= bits.length) return size;
+    live = bits[word]!;
+  }
+  return (word << 5) + 31 - Math.clz32(live & -live);
 }

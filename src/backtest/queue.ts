@@ -59,6 +59,40 @@
  * a later frame, the trade advances the order and the decrease is split as
  * a cancel too).
  *
+ * ## Depth window
+ *
+ * The depth feed carries the best 100 levels a side (spec 6.2,
+ * DEPTH_STREAM_LEVELS): a level pushed out of them by better ones is sent
+ * with quantity 0 although its orders still rest, and sent again with its
+ * whole quantity when it comes back (src/engine/depth.ts). Beyond the
+ * window a 0 means unknown, not empty. Taken for empty, it put the order at
+ * the front (risk-averse: the cap at 0; probabilistic: the whole level
+ * cancelled, capped at 0), and it stayed there when the level came back, as
+ * if everything ahead of it had been cancelled; hftbacktest's models, fed
+ * such a 0, do the same.
+ *
+ * The replay tells the two apart once the frame is whole (replay.ts,
+ * settleWindow): a level sent as 0 left the window when its side still
+ * holds a full window of levels and the price is worse than the worst of
+ * them (ReplayBook.beyondWindow); otherwise it emptied, and the models see
+ * the change as before. The rule for a level out of the window:
+ * - it left (`leaveWindow`): the order keeps its queue ahead; only trades at
+ *   its price move it while the level is out of sight (a trade there comes
+ *   just before the frame that shows the level again);
+ * - it is shown again (`reenterWindow`): the time out of sight is one depth
+ *   change, from the quantity last shown to the quantity shown now, under
+ *   the model's own rule, as a frame already nets whatever happened between
+ *   two publications. Risk-averse: the queue ahead is kept, capped by the
+ *   visible level. Probabilistic: a net decrease is split as cancels, growth
+ *   joins behind, and the result is capped by the visible level;
+ * - its side no longer fills the window and the level was not sent: it is
+ *   empty, and it is shown again with 0;
+ * - an order that reaches the book at a price beyond the window has nothing
+ *   known ahead of it (`startOutsideWindow`: an unbounded queue ahead, so no
+ *   trade fills it there) and starts behind the whole level when the level
+ *   is first shown (`start`), as any order starts behind what it finds.
+ * A snapshot is one depth change per level and follows the same rule.
+ *
  * Positions are in lots and may be fractional (the probabilistic split);
  * the fill rules round down (replay.ts).
  */
@@ -78,6 +112,39 @@ export interface QueueModel {
   start(position: QueuePosition, levelLots: number): void;
   trade(position: QueuePosition, lots: number): void;
   depth(position: QueuePosition, previousLots: number, lots: number): void;
+}
+
+/** `WindowedPosition.hiddenLots` of an order whose level is in the depth window. */
+export const IN_WINDOW = -1;
+
+/** An own order's place in a level that may leave the recorded depth window ("Depth window" above). */
+export interface WindowedPosition extends QueuePosition {
+  /** IN_WINDOW while the level is in the window; else the level's quantity last shown (NaN: never shown to the order). */
+  hiddenLots: number;
+}
+
+/** The order's level left the window holding `lastLots`: unknown, not emptied; the queue ahead is kept. */
+export function leaveWindow(position: WindowedPosition, lastLots: number): void {
+  position.hiddenLots = lastLots;
+}
+
+/** The order reached the book at a price beyond the window: nothing is known ahead of it until its level is shown. */
+export function startOutsideWindow(position: WindowedPosition): void {
+  position.ahead = Infinity;
+  position.tradedLots = 0;
+  position.hiddenLots = NaN;
+}
+
+/**
+ * The order's level is in the window again, holding `lots` (0: known
+ * empty): one depth change from the quantity last shown, or, for an order
+ * that never saw the level, a start behind all of it.
+ */
+export function reenterWindow(model: QueueModel, position: WindowedPosition, lots: number): void {
+  const last = position.hiddenLots;
+  position.hiddenLots = IN_WINDOW;
+  if (Number.isNaN(last)) model.start(position, lots);
+  else model.depth(position, last, lots);
 }
 
 export class QueueSettingsError extends Error {

@@ -31,7 +31,9 @@
  *   each level at its own price (taker); the rest is cancelled ("IOC remainder");
  * - GTC postOnly that would cross the opposite best: rejected;
  * - GTC: takes what crosses like an IOC, and the rest rests at its price,
- *   with the whole displayed level at that price ahead of it (queue model `start`);
+ *   with the whole displayed level at that price ahead of it (queue model
+ *   `start`; at a price beyond the depth window, whatever is shown there
+ *   once the level enters it: queue.ts, "Depth window");
  * - an order that would meet an own resting order on the other side (own
  *   orders are not in the replayed book, so they are checked apart): a
  *   postOnly one is rejected; any other takes the displayed depth better
@@ -51,7 +53,10 @@
  *   best ask fell to its bid or below, or best bid rose to its ask or
  *   above) fills it fully;
  * - a depth change at its level moves it by the queue model (`depth`); a
- *   snapshot is taken as one change per level (before -> after).
+ *   snapshot is taken as one change per level (before -> after); a level
+ *   sent as 0 because it left the depth window (the feed's best 100 a side)
+ *   is out of sight, not emptied, and the order keeps its place until the
+ *   level is shown again (queue.ts, "Depth window").
  * A cancel arriving after the order filled is refused ("already filled"):
  * the cancel lost the race.
  *
@@ -90,7 +95,8 @@ import { DEFAULT_AGENT_LATENCY, latencyModel, OrderedPath, type AgentLatency } f
 import { replayParamsProblem } from "../sim/scenario.ts";
 import { DEFAULT_FEES, MarketAccount, type FeeRates, type FillRecord, type MarketAccountSummary } from "./account.ts";
 import { ReplayBook } from "./book.ts";
-import type { QueueModel, QueuePosition } from "./queue.ts";
+import { DEPTH_STREAM_LEVELS } from "../spec/limits.ts";
+import { IN_WINDOW, leaveWindow, reenterWindow, startOutsideWindow, type QueueModel, type WindowedPosition } from "./queue.ts";
 import {
   ReplayStrategyError,
   type BookView,
@@ -131,6 +137,8 @@ export interface ReplayOptions {
   readonly impact?: boolean;
   /** Replay no recorded row after this time (µs). Default: the whole recording. */
   readonly untilMicros?: Micros;
+  /** Levels a side of the recorded depth feed carries (queue.ts, "Depth window"). Default: DEPTH_STREAM_LEVELS (100, spec 6.2). */
+  readonly depthWindowLevels?: number;
   /** Called with every own fill, at its exchange time. */
   readonly onFill?: (fill: FillRecord) => void;
 }
@@ -166,7 +174,7 @@ const RESTING = 1;
 const DONE = 2;
 type OrderState = typeof IN_FLIGHT | typeof RESTING | typeof DONE;
 
-interface OwnOrder extends QueuePosition {
+interface OwnOrder extends WindowedPosition {
   readonly id: number;
   readonly market: number;
   readonly symbol: string;
@@ -181,6 +189,8 @@ interface OwnOrder extends QueuePosition {
   leavesLots: number;
   /** Level quantity before a snapshot started (the snapshot is one depth change). */
   snapshotBefore: number;
+  /** The level was sent as 0 in the current frame: its quantity before (-1: not), settled at the frame's end (settleWindow). */
+  removedLots: number;
   /** The strategy's side. */
   local: MutableLocalOrder | null;
 }
@@ -336,6 +346,9 @@ export class ReplayBacktest {
   private readonly asks: OwnOrder[][];
   /** Whether a market is inside a snapshot frame (own orders get one depth change at its end). */
   private readonly inSnapshot: Uint8Array;
+  /** Whether a market has own orders whose level was sent as 0 this frame or is out of the depth window (settleWindow). */
+  private readonly windowWatch: Uint8Array;
+  private readonly depthWindowLevels: number;
   private readonly lastBestBid: Float64Array;
   private readonly lastBestAsk: Float64Array;
   private readonly lastTradeTicks: Float64Array;
@@ -406,6 +419,11 @@ export class ReplayBacktest {
     this.bids = this.tapes.map(() => []);
     this.asks = this.tapes.map(() => []);
     this.inSnapshot = new Uint8Array(count);
+    this.windowWatch = new Uint8Array(count);
+    this.depthWindowLevels = options.depthWindowLevels ?? DEPTH_STREAM_LEVELS;
+    if (!(Number.isSafeInteger(this.depthWindowLevels) && this.depthWindowLevels > 0)) {
+      throw new RangeError(`depthWindowLevels "${options.depthWindowLevels}" must be a positive whole number of levels`);
+    }
     this.lastBestBid = new Float64Array(count).fill(-1);
     this.lastBestAsk = new Float64Array(count).fill(Infinity);
     this.lastTradeTicks = new Float64Array(count).fill(NaN);
@@ -517,13 +535,13 @@ export class ReplayBacktest {
         const previous = book.setBid(priceTicks, lots[row]!);
         // O(1) when no own bid can be at this price (the usual case).
         if (priceTicks >= this.bidLo[market]! && priceTicks <= this.bidHi[market]! && inSnapshot[market] === 0) {
-          this.levelChanged(ownBids, priceTicks, previous, book.qtyAt(true, priceTicks));
+          this.levelChanged(market, ownBids, priceTicks, previous, book.qtyAt(true, priceTicks));
         }
       } else if (type === ROW_ASK) {
         const priceTicks = prices[row]!;
         const previous = book.setAsk(priceTicks, lots[row]!);
         if (priceTicks >= this.askLo[market]! && priceTicks <= this.askHi[market]! && inSnapshot[market] === 0) {
-          this.levelChanged(ownAsks, priceTicks, previous, book.qtyAt(false, priceTicks));
+          this.levelChanged(market, ownAsks, priceTicks, previous, book.qtyAt(false, priceTicks));
         }
       } else if (type === ROW_CLEAR) {
         this.nowMicros = time;
@@ -642,11 +660,74 @@ export class ReplayBacktest {
     }
   }
 
-  private levelChanged(orders: OwnOrder[], priceTicks: number, previous: number, lots: number): void {
+  /**
+   * A level at an own order's price changed. A 0 waits for the frame's end,
+   * which tells whether the level emptied or left the depth window
+   * (settleWindow); a level out of the window only matters when it is shown
+   * again (queue.ts, "Depth window").
+   */
+  private levelChanged(market: number, orders: OwnOrder[], priceTicks: number, previous: number, lots: number): void {
     for (let i = 0; i < orders.length; i++) {
       const order = orders[i]!;
-      if (order.priceTicks === priceTicks) this.queue.depth(order, previous, lots);
+      if (order.priceTicks !== priceTicks) continue;
+      if (order.hiddenLots !== IN_WINDOW) {
+        if (lots > 0) reenterWindow(this.queue, order, lots);
+        continue;
+      }
+      let before = previous;
+      if (order.removedLots >= 0) {
+        // Sent as 0 and again in one frame: one change.
+        before = order.removedLots;
+        order.removedLots = -1;
+      }
+      if (lots === 0 && before > 0) {
+        order.removedLots = before;
+        this.windowWatch[market] = 1;
+      } else {
+        this.queue.depth(order, before, lots);
+      }
     }
+  }
+
+  /** A snapshot frame ended: the level of an own order went from `snapshotBefore` to `lots`, as in levelChanged. */
+  private snapshotChanged(market: number, order: OwnOrder, lots: number): void {
+    if (order.hiddenLots !== IN_WINDOW) {
+      if (lots > 0) reenterWindow(this.queue, order, lots);
+      return;
+    }
+    if (lots === 0 && order.snapshotBefore > 0) {
+      order.removedLots = order.snapshotBefore;
+      this.windowWatch[market] = 1;
+      return;
+    }
+    this.queue.depth(order, order.snapshotBefore, lots);
+  }
+
+  /**
+   * At a frame's end (the book whole again): a level sent as 0 left the
+   * depth window if it lies beyond it (ReplayBook.beyondWindow), else it
+   * emptied; a level out of the window that now lies inside it, not sent
+   * again, is empty (queue.ts, "Depth window").
+   */
+  private settleWindow(market: number): void {
+    const book = this.books[market]!;
+    let watch = 0;
+    for (let side = 0; side < 2; side++) {
+      const orders = (side === 0 ? this.bids : this.asks)[market]!;
+      for (let i = 0; i < orders.length; i++) {
+        const order = orders[i]!;
+        if (order.removedLots >= 0) {
+          const before = order.removedLots;
+          order.removedLots = -1;
+          if (book.beyondWindow(order.buy, order.priceTicks, this.depthWindowLevels)) leaveWindow(order, before);
+          else this.queue.depth(order, before, 0);
+        } else if (order.hiddenLots !== IN_WINDOW && !book.beyondWindow(order.buy, order.priceTicks, this.depthWindowLevels)) {
+          reenterWindow(this.queue, order, book.qtyAt(order.buy, order.priceTicks));
+        }
+        if (order.hiddenLots !== IN_WINDOW) watch = 1;
+      }
+    }
+    this.windowWatch[market] = watch;
   }
 
   private startSnapshot(market: number): void {
@@ -658,9 +739,10 @@ export class ReplayBacktest {
   }
 
   /**
-   * A depth frame ended: a snapshot's level changes reach own orders, the
-   * trades placed before the frame stop counting against later changes, and
-   * a best that moved through own prices fills them.
+   * A depth frame ended: a snapshot's level changes reach own orders, levels
+   * sent as 0 are told emptied or out of the depth window, the trades placed
+   * before the frame stop counting against later changes, and a best that
+   * moved through own prices fills them.
    */
   private frameEnd(market: number): void {
     const book = this.books[market]!;
@@ -668,9 +750,10 @@ export class ReplayBacktest {
     const ownAsks = this.asks[market]!;
     if (this.inSnapshot[market] === 1) {
       this.inSnapshot[market] = 0;
-      for (const order of ownBids) this.queue.depth(order, order.snapshotBefore, book.qtyAt(true, order.priceTicks));
-      for (const order of ownAsks) this.queue.depth(order, order.snapshotBefore, book.qtyAt(false, order.priceTicks));
+      for (const order of ownBids) this.snapshotChanged(market, order, book.qtyAt(true, order.priceTicks));
+      for (const order of ownAsks) this.snapshotChanged(market, order, book.qtyAt(false, order.priceTicks));
     }
+    if (this.windowWatch[market] === 1) this.settleWindow(market);
     // A trade's lots are netted out of its level's change in this frame only (queue.ts, "Trades and depth changes").
     for (let i = 0; i < ownBids.length; i++) ownBids[i]!.tradedLots = 0;
     for (let i = 0; i < ownAsks.length; i++) ownAsks[i]!.tradedLots = 0;
@@ -882,8 +965,15 @@ export class ReplayBacktest {
       return;
     }
     order.state = RESTING;
-    this.queue.start(order, book.qtyAt(order.buy, order.priceTicks));
     const market = order.market;
+    const levelLots = book.qtyAt(order.buy, order.priceTicks);
+    if (levelLots === 0 && book.beyondWindow(order.buy, order.priceTicks, this.depthWindowLevels)) {
+      // Nothing shown there because the price is beyond the depth window: unknown, not empty (queue.ts, "Depth window").
+      startOutsideWindow(order);
+      this.windowWatch[market] = 1;
+    } else {
+      this.queue.start(order, levelLots);
+    }
     if (this.bids[market]!.length + this.asks[market]!.length === 0) {
       // Frame ends skip the best-crossing check while a market has no own order: start from the bests now.
       this.lastBestBid[market] = Number.isNaN(book.bestBidTicks) ? -1 : book.bestBidTicks;
@@ -1106,8 +1196,10 @@ export class ReplayBacktest {
       state: IN_FLIGHT,
       leavesLots: qtyLots,
       snapshotBefore: 0,
+      removedLots: -1,
       ahead: 0,
       tradedLots: 0,
+      hiddenLots: IN_WINDOW,
       local,
     };
     this.localOrders.push(local);
