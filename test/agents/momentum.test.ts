@@ -294,4 +294,44 @@ describe("momentum trader, lost answers", () => {
     expect(countOf(run, "momentum", "entryBusted")).toBe(0);
     expect(countOf(run, "momentum", "stopsArmed")).toBeGreaterThanOrEqual(2);
   });
+
+  it("gives a lost entry that never became an order up only once its deadline has passed, re-reading orderHistory until then", async () => {
+    const eth = pathFeed("WETH", RISE_THEN_FALL);
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "momentum-lost-entry-absent",
+      description: "",
+      seed: 2,
+      durationSeconds: 140,
+      prices: [eth.feed, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      timeline: [
+        // The first entry (about 35 s) is refused (the engine is down: no order row is made) and that answer is lost.
+        { atSeconds: 34, fault: { fault: "engineUnavailable", durationMs: 3_000 } },
+        { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
+      ],
+      agents: [
+        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
+        {
+          name: "momentum",
+          agent: momentum,
+          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+          account: { rateTier: 3 },
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+    const trader = agentOf(run, "momentum");
+    expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(log.seconds(entries[0]!.atMicros)).toBeGreaterThanOrEqual(34);
+    expect(log.seconds(entries[0]!.atMicros)).toBeLessThan(37);
+    // No order row was ever made for it.
+    expect(log.ordersOf(trader).filter((row) => row.orderType === "LIMIT" && row.reduceOnly !== true)[0]?.createdAt ?? Infinity).toBeGreaterThan(entries[0]!.atMicros / 1_000 + 1_000);
+    expect(countOf(run, "momentum", "entryRecovered")).toBe(0);
+    // Flat again only after the lost request's deadline (60 s from when its answer was given up, about 10 s after it was sent):
+    // the next entry comes after that, not at the next signal.
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    expect(log.seconds(entries[1]!.atMicros)).toBeGreaterThan(log.seconds(entries[0]!.atMicros) + 70);
+  });
 });
