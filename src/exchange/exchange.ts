@@ -26,6 +26,7 @@ import { OrderHistory } from "../engine/history.ts";
 import { ManualScheduler } from "../engine/timers.ts";
 import type { Fill, MarketSpec } from "../engine/types.ts";
 import { depthMessage, orderEventRow } from "../engine/wire.ts";
+import type { LiquidationOutcome } from "../risk/liquidation.ts";
 import { RiskEngine, type FeedPrice } from "../risk/risk.ts";
 import type { AppliedPerpExecution, AppliedSpotExecution, LedgerEntry, PositionView } from "../risk/types.ts";
 import { Chain, type BlockInfo } from "../settlement/chain.ts";
@@ -91,6 +92,7 @@ export class Exchange {
   /** What the gateway's structure stage reads (the exchangeId and the markets): also for drivers that validate ahead (live/early-confirm.ts). */
   readonly validationContext: ValidationContext;
   private readonly listeners: OutputListener[] = [];
+  private readonly liquidationListeners: ((outcome: LiquidationOutcome) => void)[] = [];
   private readonly perpSequence = new SequenceCounter();
   private readonly riskFillIds = new IdGenerator(RISK_FILL_ID_START);
   /** Signature deadline (Unix s) each live order was last signed with. */
@@ -197,6 +199,22 @@ export class Exchange {
     return () => {
       const index = this.listeners.indexOf(listener);
       if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+
+  /**
+   * Hands each liquidation pass that did something (a block's, a price
+   * input's, the summary tick's) to `listener`, before its outputs are
+   * published. The outcome carries what the outputs cannot: what each
+   * liquidated account was judged on and each ADL queue as ranked (for the
+   * invariant checks, src/sim/invariants.ts). Listening publishes nothing
+   * and changes nothing.
+   */
+  observeLiquidations(listener: (outcome: LiquidationOutcome) => void): () => void {
+    this.liquidationListeners.push(listener);
+    return () => {
+      const index = this.liquidationListeners.indexOf(listener);
+      if (index >= 0) this.liquidationListeners.splice(index, 1);
     };
   }
 
@@ -423,6 +441,7 @@ export class Exchange {
   private applyLiquidations(outcome: ReturnType<RiskEngine["runLiquidations"]>): void {
     // A pass that liquidated nothing (nearly every one) has nothing to publish.
     if (outcome.executions.length === 0 && outcome.ledger.length === 0 && outcome.liquidatedAccountIds.length === 0) return;
+    for (const listener of this.liquidationListeners) listener(outcome);
     for (const applied of outcome.executions) this.publishPerpExecution(applied, undefined);
     this.bookLedger(outcome.ledger);
     for (const accountId of outcome.liquidatedAccountIds) {

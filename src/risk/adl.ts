@@ -23,7 +23,7 @@
 import { assert } from "../core/assert.ts";
 import { type BookingContext, book } from "./collateral.ts";
 import { applyPerpExecution } from "./executions.ts";
-import { E18, type Money, abs, divRound, min } from "./fixed.ts";
+import { E18, type Money, type Price, type Qty, abs, divRound, min } from "./fixed.ts";
 import { refreshHolders } from "./feeds.ts";
 import { lowerFundingValue } from "./funding.ts";
 import type { AccountState, PerpMarketState, PositionState, RiskState } from "./state.ts";
@@ -46,14 +46,59 @@ export function adlQueue(market: PerpMarketState, liquidated: PositionState): Po
     .sort((a, b) => compareRank(a, b, mark));
 }
 
+/** One opposite position in an ADL queue, as it was when the queue was ranked. */
+export interface AdlQueueEntry {
+  readonly accountId: number;
+  /** Settled signed quantity and cost basis then. */
+  readonly q: Qty;
+  readonly k: Money;
+  /** The ranking ratio's numerator q x mark - k and denominator |k| (10^36), as ranked. */
+  readonly pnl: Money;
+  readonly entryNotional: Money;
+}
+
+/**
+ * One ADL close as a liquidation pass made it: the queue as ranked, with
+ * every opposite position's figures at that moment, and the executions it
+ * gave. The pass itself never reads it back; it is for the invariant checks
+ * (src/sim/risk-invariants.ts checkAdlClose), which cannot see the ranking
+ * from the outputs: by the first ADL execution published, the queue's
+ * positions have already moved.
+ */
+export interface AdlClose {
+  readonly liquidatedAccountId: number;
+  readonly marketId: number;
+  /** The mark the queue was ranked at (0 before any mark, as adlQueue reads it). */
+  readonly mark: Price;
+  /** The liquidated position's settled signed quantity before the close. */
+  readonly q: Qty;
+  /** The market's settled open interest on the opposite side before the close (the queue's sizes sum to it). */
+  readonly oppositeOi: Qty;
+  /** Every opposite position, in the order the close took them. */
+  readonly queue: readonly AdlQueueEntry[];
+  /** The close's executions: per counterparty taken, the liquidated leg then the counterparty's. */
+  readonly executions: readonly AppliedPerpExecution[];
+}
+
 /** Closes the liquidated position against the ADL queue at `priceTicks`. */
-export function autoDeleverage(state: RiskState, liquidated: PositionState, priceTicks: number, atMicros: number): AppliedPerpExecution[] {
+export function autoDeleverage(state: RiskState, liquidated: PositionState, priceTicks: number, atMicros: number): AdlClose {
   const market = liquidated.market;
   const step = market.config.step;
   const long = liquidated.q > 0n;
   const executions: AppliedPerpExecution[] = [];
+  const ranked = adlQueue(market, liquidated);
+  const mark = market.mark ?? 0n;
+  const close: AdlClose = {
+    liquidatedAccountId: liquidated.account.id,
+    marketId: market.config.marketId,
+    mark,
+    q: liquidated.q,
+    oppositeOi: long ? market.oiShort : market.oiLong,
+    queue: ranked.map((position) => ({ accountId: position.account.id, q: position.q, k: position.k, pnl: position.q * mark - position.k, entryNotional: abs(position.k) })),
+    executions,
+  };
   let remaining = abs(liquidated.q);
-  for (const counterparty of adlQueue(market, liquidated)) {
+  for (const counterparty of ranked) {
     const take = min(remaining, abs(counterparty.q));
     const qtyLots = Number(take / step);
     const legs = [
@@ -83,7 +128,7 @@ export function autoDeleverage(state: RiskState, liquidated: PositionState, pric
   }
   assert(remaining === 0n, `ADL on ${market.config.symbol} found too little opposite interest (long OI must equal short OI)`);
   assert(market.oiLong === market.oiShort, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol} after ADL`);
-  return executions;
+  return close;
 }
 
 /** A market the liquidated account was closed out of: its side and the closed notional. */

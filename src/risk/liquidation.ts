@@ -29,10 +29,11 @@
  * The exchange should cancel the resting orders of the liquidated accounts.
  */
 import { assert } from "../core/assert.ts";
-import { type ClosedMarket, autoDeleverage, socializeDeficit } from "./adl.ts";
+import { type AdlClose, type ClosedMarket, autoDeleverage, socializeDeficit } from "./adl.ts";
+import { fundingClaim } from "./audit.ts";
 import { type BookingContext, book } from "./collateral.ts";
 import { applyPerpExecution } from "./executions.ts";
-import { E18, E36, type Money, abs, divRound, max, min, roundMoneyRatio, toStepsHalfEven } from "./fixed.ts";
+import { type Claim, E18, E36, type Money, type Price, type Qty, abs, divRound, max, min, roundMoneyRatio, toStepsHalfEven } from "./fixed.ts";
 import { equitySettled, fillMarginShortfall, isLiquidatable } from "./margin.ts";
 import type { AccountState, AssetState, PositionState, RiskState } from "./state.ts";
 import type { AppliedPerpExecution, LedgerEntry } from "./types.ts";
@@ -47,6 +48,37 @@ export interface LiquidationOutcome {
   readonly deleveragedAccountIds: readonly number[];
   /** Liquidated accounts left with a negative balance (pool exhausted, nothing to socialize over). */
   readonly badDebtAccountIds: readonly number[];
+  /** Per liquidated account (in liquidatedAccountIds order), what it was judged on. */
+  readonly judgements: readonly LiquidationJudgement[];
+  /** Each ADL close, in the order made: the queue as ranked and its executions (also in `executions`). */
+  readonly adlCloses: readonly AdlClose[];
+}
+
+/**
+ * What a liquidated account was judged on: its settled state at the moment
+ * the pass found it liquidatable, before any of its positions was closed.
+ * The pass records it and never reads it back. It is for the invariant
+ * checks (src/sim/risk-invariants.ts checkLiquidationJudgement): by the
+ * first output of a liquidation, the pass has already closed the positions
+ * and moved the balances, so an account liquidated early (its margin
+ * balance still at or above the requirement) cannot be seen from the
+ * outputs. The terms are the raw figures, so the check can add the margin
+ * balance and the requirement up again from their definitions instead of
+ * trusting the running sums.
+ */
+export interface LiquidationJudgement {
+  readonly accountId: number;
+  /** margin.equitySettled and account.lmS as kept (Money, 10^36): what the trigger compared. */
+  readonly marginBalance: Money;
+  readonly requirement: Money;
+  /** The settlement asset's balance. */
+  readonly settlementBalance: Money;
+  /** Each non-zero non-settlement balance, with its asset's index price then (undefined: none, valued 0). */
+  readonly collateral: readonly { readonly asset: string; readonly amount: Money; readonly index: Price | undefined }[];
+  /** Sum of audit.fundingClaim over the positions (10^54, exact); the unrealized funding is its floor at 10^36. */
+  readonly fundingClaims: Claim;
+  /** Each position record (settled q and k), with its market's mark then. */
+  readonly positions: readonly { readonly marketId: number; readonly q: Qty; readonly k: Money; readonly mark: Price | undefined }[];
 }
 
 /** A LiquidationOutcome being filled by a pass. */
@@ -56,10 +88,12 @@ interface WorkingOutcome {
   readonly liquidatedAccountIds: number[];
   readonly deleveragedAccountIds: number[];
   readonly badDebtAccountIds: number[];
+  readonly judgements: LiquidationJudgement[];
+  readonly adlCloses: AdlClose[];
 }
 
 function newOutcome(): WorkingOutcome {
-  return { executions: [], ledger: [], liquidatedAccountIds: [], deleveragedAccountIds: [], badDebtAccountIds: [] };
+  return { executions: [], ledger: [], liquidatedAccountIds: [], deleveragedAccountIds: [], badDebtAccountIds: [], judgements: [], adlCloses: [] };
 }
 
 /**
@@ -73,6 +107,8 @@ const NOTHING_LIQUIDATED: LiquidationOutcome = Object.freeze({
   liquidatedAccountIds: Object.freeze([]),
   deleveragedAccountIds: Object.freeze([]),
   badDebtAccountIds: Object.freeze([]),
+  judgements: Object.freeze([]),
+  adlCloses: Object.freeze([]),
 });
 
 /** Liquidates every flagged account that is below its liquidation requirement. */
@@ -103,6 +139,7 @@ function liquidateAccount(state: RiskState, account: AccountState, atMicros: num
   const closed: ClosedMarket[] = [];
   let penaltyNumerator = 0n;
   outcome.liquidatedAccountIds.push(account.id);
+  outcome.judgements.push(judgement(account, atMicros));
   for (const position of positions) {
     const market = position.market;
     const { tick, step, marketId } = market.config;
@@ -130,9 +167,10 @@ function liquidateAccount(state: RiskState, account: AccountState, atMicros: num
       );
       outcome.executions.push(execution);
     } else {
-      const deleveraged = autoDeleverage(state, position, priceTicks, atMicros);
-      outcome.executions.push(...deleveraged);
-      for (const execution of deleveraged) {
+      const close = autoDeleverage(state, position, priceTicks, atMicros);
+      outcome.adlCloses.push(close);
+      outcome.executions.push(...close.executions);
+      for (const execution of close.executions) {
         const id = execution.record.takerAccountId;
         if (id !== account.id && !outcome.deleveragedAccountIds.includes(id)) outcome.deleveragedAccountIds.push(id);
       }
@@ -145,6 +183,22 @@ function liquidateAccount(state: RiskState, account: AccountState, atMicros: num
     sellCollateral(context, account, pool);
   }
   coverDeficit(context, account, pool, closed, outcome);
+}
+
+/** The account's settled figures now (see LiquidationJudgement); reads only. */
+function judgement(account: AccountState, atMicros: number): LiquidationJudgement {
+  const positions: { marketId: number; q: Qty; k: Money; mark: Price | undefined }[] = [];
+  let fundingClaims: Claim = 0n;
+  for (const position of account.positions.values()) {
+    positions.push({ marketId: position.market.config.marketId, q: position.q, k: position.k, mark: position.market.mark });
+    fundingClaims += fundingClaim(position, atMicros);
+  }
+  const collateral: { asset: string; amount: Money; index: Price | undefined }[] = [];
+  for (const balance of account.balances.values()) {
+    if (balance.asset.config.isSettlement || balance.balance === 0n) continue;
+    collateral.push({ asset: balance.asset.config.symbol, amount: balance.balance, index: balance.asset.index?.price });
+  }
+  return { accountId: account.id, marginBalance: equitySettled(account, atMicros), requirement: account.lmS, settlementBalance: account.settlementBalance, collateral, fundingClaims, positions };
 }
 
 /** Proceeds of selling `amount` of an asset at index x (1 - liquidationDiscount), half-even. */
