@@ -38,6 +38,11 @@
  *   the accounts of its executions; the summary tick's, for every holder of
  *   a market with fresh prices), no account but the pool below its
  *   liquidation requirement.
+ * - Liquidation passes (risk-invariants.ts, from each pass's outcome, not
+ *   its outputs): each liquidated account was below its settled
+ *   requirement when judged (its figures added up again), and each ADL
+ *   close took the whole opposite side in rank order (PnL ratio at mark,
+ *   highest first), min(left, its size) from each.
  * - Busts (risk-invariants.ts): a bust leaves both accounts' settled
  *   balances and positions as they were without the match.
  * - Orders (order-invariants.ts, every order row): only the transitions of
@@ -51,9 +56,10 @@ import { toE18 } from "../core/decimal.ts";
 import type { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import { conservation } from "../risk/audit.ts";
+import type { LiquidationOutcome } from "../risk/liquidation.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
 import { checkForcedChange, checkPendingMatches, checkRestingOrders, LedgerReplay, PublishedPositions } from "./output-invariants.ts";
-import { AccountSums, checkFeeParts, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
+import { AccountSums, checkAdlClose, checkFeeParts, checkLiquidationJudgement, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
 
 export interface InvariantStats {
   blocksChecked: number;
@@ -84,10 +90,15 @@ export interface InvariantStats {
   fundingRateChecks: number;
   /** Wallets whose last positions message was compared with their settled positions at a state check (output-invariants.ts). */
   positionMessagesCompared: number;
+  /** Liquidated accounts whose judgement (settled margin balance below the settled requirement) was checked. */
+  liquidationJudgements: number;
+  /** ADL closes whose ranking and quantities were checked, and the queue entries they ranked. */
+  adlCloses: number;
+  adlQueueEntries: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0, positionMessagesCompared: 0 };
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0, positionMessagesCompared: 0, liquidationJudgements: 0, adlCloses: 0, adlQueueEntries: 0 };
   /** Fills seen on order updates that have not yet ended as an execution or a bust. */
   private readonly openFills = new Set<string>();
   /** Every fill that ended, and how (to catch a second ending). */
@@ -109,6 +120,7 @@ export class ExchangeInvariants {
   /** blocksChecked when the summary tick was last checked. */
   private lastTickCheck = -Infinity;
   private readonly unsubscribe: () => void;
+  private readonly unobserveLiquidations: () => void;
 
   constructor(private readonly exchange: Exchange, private readonly options: { everyBlocks?: number } = {}) {
     this.settled = new SettledAccounts(exchange.risk.state);
@@ -116,10 +128,25 @@ export class ExchangeInvariants {
     this.feeRates = new FeeRates(exchange.risk.state);
     this.startedFlat = [...exchange.risk.state.perps.values()].every((market) => market.oiLong === 0n);
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
+    this.unobserveLiquidations = exchange.observeLiquidations((outcome) => this.liquidationPass(outcome));
   }
 
   stop(): void {
     this.unsubscribe();
+    this.unobserveLiquidations();
+  }
+
+  /** Checks a liquidation pass's outcome (before its outputs); O(positions and queue of each liquidated account), and passes are rare. */
+  liquidationPass(outcome: LiquidationOutcome): void {
+    const state = this.exchange.risk.state;
+    for (const judgement of outcome.judgements) {
+      checkLiquidationJudgement(state, judgement);
+      this.stats.liquidationJudgements++;
+    }
+    for (const close of outcome.adlCloses) {
+      this.stats.adlQueueEntries += checkAdlClose(state, close);
+      this.stats.adlCloses++;
+    }
   }
 
   /** Checks one output (the exchange calls it for every output; tests may feed outputs directly). */

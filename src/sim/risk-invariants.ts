@@ -35,11 +35,26 @@
  *   at is below its liquidation requirement: after a block, the accounts of
  *   its executions; after the summary tick, every holder of a perp market
  *   with fresh prices.
+ *
+ * From each liquidation pass's outcome (Exchange.observeLiquidations), what
+ * the outputs cannot show, since the pass has moved the state before its
+ * first output:
+ * - Each liquidated account was below its requirement when judged
+ *   (checkLiquidationJudgement): its settled margin balance and settled
+ *   liquidation requirement, added up again from the positions, balances
+ *   and funding claims it was judged on, give balance < requirement, and
+ *   equal the running sums the trigger compared.
+ * - Each ADL close (checkAdlClose) ranked every opposite position by
+ *   unrealized PnL ratio at mark, (q x mark - k) / |k|, highest first, ties
+ *   by accountId ascending, and took from each in that order
+ *   min(what is left, |its q|), the liquidated leg then the counterparty's.
  */
 import { InvariantError } from "../core/assert.ts";
 import { formatE18, toE18 } from "../core/decimal.ts";
 import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
-import { divRound, E18, roundMoneyRatio } from "../risk/fixed.ts";
+import type { AdlClose } from "../risk/adl.ts";
+import { divRound, E18, E36, formatE36, type Money, type Price, type Qty, type Rate, roundMoneyRatio } from "../risk/fixed.ts";
+import type { LiquidationJudgement } from "../risk/liquidation.ts";
 import { equitySettled } from "../risk/margin.ts";
 import { perpPricesFresh } from "../risk/prices.ts";
 import type { AccountState, PositionState, RiskState } from "../risk/state.ts";
@@ -139,14 +154,7 @@ export class AccountSums {
 export function checkPositionValuation(position: PositionState): void {
   const { q, k, market } = position;
   const mark = market.mark;
-  let upnl = 0n;
-  let notional = k < 0n ? -k : k;
-  if (mark !== undefined && (q !== 0n || k !== 0n)) {
-    upnl = q * mark - k;
-    notional = q < 0n ? -q * mark : q * mark;
-  }
-  const im = divRound(notional * market.config.imRate, E18, "ceil");
-  const lm = divRound(notional * market.config.lmRate, E18, "ceil");
+  const { upnl, im, lm } = settledValuation(q, k, mark, market.config.imRate, market.config.lmRate);
   const figures = [
     ["unrealized PnL", position.upnlSC, upnl],
     ["initial requirement", position.imSC, im],
@@ -159,6 +167,20 @@ export function checkPositionValuation(position: PositionState): void {
       );
     }
   }
+}
+
+/**
+ * Unrealized PnL and the initial and liquidation requirements of quantity q
+ * at cost k at `mark`, by the definitions (see checkPositionValuation).
+ */
+function settledValuation(q: Qty, k: Money, mark: Price | undefined, imRate: Rate, lmRate: Rate): { upnl: Money; im: Money; lm: Money } {
+  let upnl = 0n;
+  let notional = k < 0n ? -k : k;
+  if (mark !== undefined && (q !== 0n || k !== 0n)) {
+    upnl = q * mark - k;
+    notional = q < 0n ? -q * mark : q * mark;
+  }
+  return { upnl, im: divRound(notional * imRate, E18, "ceil"), lm: divRound(notional * lmRate, E18, "ceil") };
 }
 
 /** Writes what the account's audit reads into `seen`; true when all of it was already there. */
@@ -379,4 +401,121 @@ export function checkFundingRates(state: RiskState, atMicros: number): number {
     }
   }
   return checked;
+}
+
+/**
+ * A liquidated account was below its liquidation requirement when the pass
+ * judged it: settled margin balance < settled liquidation requirement, with
+ * positions held (margin.ts's header; the trigger is margin.isLiquidatable).
+ * Both are added up again from the raw figures the judgement carries, by
+ * their definitions: the requirement as the sum of |q| x mark x lmRate
+ * (rounded up, per position), the margin balance as settlement balance +
+ * collateral value (amount x index x (1 - priceHaircut), rounded down; a
+ * negative amount at the full index) + sum of q x mark - k + the funding
+ * claims rounded down. They must also be the running sums the trigger
+ * compared. A trigger that reads another figure (the effective requirement
+ * lm, which pending fills raise) liquidates early, and this reports it;
+ * the after-step checks only see an account left below.
+ */
+export function checkLiquidationJudgement(state: RiskState, judgement: LiquidationJudgement): void {
+  const { accountId } = judgement;
+  let upnl = 0n;
+  let requirement = 0n;
+  for (const position of judgement.positions) {
+    const market = state.perps.get(position.marketId);
+    if (market === undefined) throw new InvariantError(`account ${accountId} was liquidated holding a position in market ${position.marketId}, which does not exist`);
+    const valued = settledValuation(position.q, position.k, position.mark, market.config.imRate, market.config.lmRate);
+    upnl += valued.upnl;
+    requirement += valued.lm;
+  }
+  let collateral = 0n;
+  for (const held of judgement.collateral) {
+    const asset = state.assets.get(held.asset);
+    if (asset === undefined) throw new InvariantError(`account ${accountId} was liquidated holding ${held.asset}, which is not an asset`);
+    if (held.index === undefined) continue;
+    collateral += held.amount > 0n ? (held.amount * held.index * (E18 - asset.config.priceHaircut)) / E36 : divRound(held.amount * held.index, E18, "floor");
+  }
+  const balance = judgement.settlementBalance + collateral + upnl + divRound(judgement.fundingClaims, E18, "floor");
+  if (requirement !== judgement.requirement || balance !== judgement.marginBalance) {
+    throw new InvariantError(
+      `account ${accountId} was liquidated on a settled margin balance of ${judgement.marginBalance} and requirement ${judgement.requirement} (10^36, the running sums), but its positions, balances and funding then give ${balance} and ${requirement}`,
+    );
+  }
+  if (!(requirement > 0n && balance < requirement)) {
+    throw new InvariantError(
+      `account ${accountId} was liquidated with a settled margin balance of ${formatE36(balance)}, not below its settled liquidation requirement ${formatE36(requirement)}: an account is liquidated only when its settled margin balance is below it`,
+    );
+  }
+}
+
+/**
+ * An ADL close ranked the whole opposite side and took from it in rank
+ * order (the rule of src/risk/adl.ts's header; spec 3.5.2 names ADL as an
+ * execution type and says it may move a side's funding value, but states
+ * no ranking):
+ * - the queue is every opposite position: each on the other side of the
+ *   liquidated one, not the liquidated account, their sizes summing to the
+ *   opposite open interest;
+ * - its ratios are (q x mark - k) / |k| at the mark it was ranked at, and
+ *   they do not increase along the queue; equal ones by accountId
+ *   ascending (compared as a.pnl x |b.k| against b.pnl x |a.k|, exact);
+ * - the executions are, per counterparty in queue order, the liquidated
+ *   leg then the counterparty's, each of min(what is still open, |q| of
+ *   the counterparty), until the liquidated position is closed.
+ * Returns the number of queue entries checked.
+ */
+export function checkAdlClose(state: RiskState, close: AdlClose): number {
+  const market = state.perps.get(close.marketId);
+  const symbol = market?.config.symbol ?? `market ${close.marketId}`;
+  const at = `ADL of account ${close.liquidatedAccountId} on ${symbol}`;
+  const long = close.q > 0n;
+  if (close.q === 0n) throw new InvariantError(`${at}: the liquidated position was empty`);
+  let size = 0n;
+  for (const entry of close.queue) {
+    if (entry.accountId === close.liquidatedAccountId || (long ? entry.q >= 0n : entry.q <= 0n)) {
+      throw new InvariantError(`${at}: the queue holds account ${entry.accountId} with q ${formatE18(entry.q)}, not a position opposite the liquidated ${formatE18(close.q)}`);
+    }
+    const pnl = entry.q * close.mark - entry.k;
+    const entryNotional = entry.k < 0n ? -entry.k : entry.k;
+    if (entry.pnl !== pnl || entry.entryNotional !== entryNotional) {
+      throw new InvariantError(`${at}: account ${entry.accountId} ranked with PnL ${formatE36(entry.pnl)} over ${formatE36(entry.entryNotional)}, but q ${formatE18(entry.q)} and cost ${formatE36(entry.k)} at mark ${formatE18(close.mark)} give ${formatE36(pnl)} over ${formatE36(entryNotional)}`);
+    }
+    size += long ? -entry.q : entry.q;
+  }
+  if (size !== close.oppositeOi) {
+    throw new InvariantError(`${at}: the queue's positions sum to ${formatE18(size)} but the opposite open interest was ${formatE18(close.oppositeOi)}: the queue is every opposite position`);
+  }
+  for (let i = 1; i < close.queue.length; i++) {
+    const a = close.queue[i - 1]!;
+    const b = close.queue[i]!;
+    const left = a.pnl * b.entryNotional;
+    const right = b.pnl * a.entryNotional;
+    if (left > right || (left === right && a.accountId < b.accountId)) continue;
+    throw new InvariantError(
+      `${at}: account ${a.accountId} (PnL ${formatE36(a.pnl)} over entry ${formatE36(a.entryNotional)}) ranked before account ${b.accountId} (PnL ${formatE36(b.pnl)} over entry ${formatE36(b.entryNotional)}): ADL takes the highest PnL ratio (q x mark - k) / |k| at mark first, ties by accountId ascending`,
+    );
+  }
+  let remaining = long ? close.q : -close.q;
+  let e = 0;
+  for (const entry of close.queue) {
+    if (remaining === 0n) break;
+    const held = entry.q < 0n ? -entry.q : entry.q;
+    const take = held < remaining ? held : remaining;
+    for (const [accountId, side] of [[close.liquidatedAccountId, long ? "A" : "B"], [entry.accountId, long ? "B" : "A"]] as const) {
+      const execution = close.executions[e++];
+      if (execution === undefined) throw new InvariantError(`${at}: the close ends before account ${entry.accountId}'s leg, with ${formatE18(remaining)} still open`);
+      const record = execution.record;
+      const qty = toE18(record.qty, "qty");
+      if (record.type !== "ADL" || record.takerAccountId !== accountId || record.side !== side || qty !== take) {
+        throw new InvariantError(
+          `${at}: fill ${record.fillId} is ${record.type} of account ${record.takerAccountId} ${record.side} ${record.qty}, but the queue gives ADL of account ${accountId} ${side} ${formatE18(take)} (account ${entry.accountId} holds ${formatE18(held)}, ${formatE18(remaining)} left to close)`,
+        );
+      }
+    }
+    remaining -= take;
+  }
+  if (remaining !== 0n || e !== close.executions.length) {
+    throw new InvariantError(`${at}: ${close.executions.length} executions for a queue that closes the position in ${e}, with ${formatE18(remaining)} left open`);
+  }
+  return close.queue.length;
 }
