@@ -6,15 +6,15 @@ import LongestFirstSequencer from "./test/helpers/longest-first-sequencer.ts";
 const TEST_FILE = /\.test\.ts$/;
 
 /**
- * Test files that replace a module for the whole file (`vi.mock`, e.g. a
- * planted bug in src/risk/margin.ts, or node:fs): these run isolated, with
+ * Test files that replace a module for the whole file (`vi.mock`, `vi.doMock`,
+ * e.g. a planted bug in src/risk/margin.ts, or node:fs): these run isolated, with
  * modules of their own. Found by reading the files, so a new one is never
  * forgotten.
  */
 function filesThatMock(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((path) => TEST_FILE.test(path) && !path.startsWith("bench"))
-    .filter((path) => /\bvi\.(do)?mock\(/.test(readFileSync(join(dir, path), "utf8")))
+    .filter((path) => /\bvi\.(mock|doMock|unmock|doUnmock)\(/.test(readFileSync(join(dir, path), "utf8")))
     .map((path) => `test/${path.split("\\").join("/")}`);
 }
 
@@ -31,6 +31,11 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Files in one worker share their modules (below): stubbed globals and environment variables are undone before
+    // every test, so that one a test forgets cannot reach the next file. Spies are not (restoreMocks would undo the
+    // console.log spies that test/cli's files set up once in beforeAll): those files restore them in afterAll.
+    unstubGlobals: true,
+    unstubEnvs: true,
     projects: [
       {
         extends: true,
