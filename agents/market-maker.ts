@@ -21,14 +21,24 @@
  *    (a transport failure: the order may rest all the same), the order the
  *    orderChanges stream shows resting at that price and size is taken over.
  *
- * Partial fills: the resting size of a quote is what was last sent for it
- * (its total qty) less the cumQty the orderChanges stream shows, so a quote
- * that was partly filled is topped back up to its target size at the next
- * refresh even when its target did not move (a modify to cumQty + target:
- * the order keeps its orderId, and a size increase loses its queue
- * priority, as it would for any maker refilling a level). Until the stream
- * shows a fill, the quote counts as unfilled; a fill it shows late is
- * topped up one refresh later.
+ * Partial fills: the resting size of a quote is its qty less its cumQty as
+ * the orderChanges stream shows them, so a quote that was partly filled is
+ * topped back up to its target size at the next refresh even when its
+ * target did not move (a modify to cumQty + target: the order keeps its
+ * orderId, and a size increase loses its queue priority, as it would for
+ * any maker refilling a level). Until the stream shows a fill, the quote
+ * counts as unfilled; a fill it shows late is topped up one refresh later.
+ *
+ * The quote's price and size are read from its orderChanges row, not from
+ * what was last sent, whenever the stream has a row newer than the last
+ * acknowledged request: a modify whose answer was lost (a transport
+ * failure) may have applied all the same, and only the stream says so.
+ * Remembering the sent values instead, the maker would re-send that modify
+ * at every refresh and the exchange refuse it with EMPTY_MODIFY_ERROR, for
+ * the rest of the run. What was sent serves only until the stream shows the
+ * request (a row predating it would undo an acknowledged change); an
+ * EMPTY_MODIFY_ERROR, which says the order already is what was sent, is
+ * adopted as such.
  *
  * Inventory: the perp position (positions channel), or for a spot market the
  * base asset held beyond the starting balance (accountBalances channel).
@@ -96,9 +106,11 @@ interface Slot {
   readonly isBuy: boolean;
   readonly level: number;
   orderId: string | undefined;
-  /** What was last sent for the slot: price in ticks, and the order's total qty in lots (its filled part included). */
+  /** What was last sent for the slot and acknowledged: price in ticks, and the order's total qty in lots (its filled part included). */
   priceTicks: number;
   qtyLots: number;
+  /** The orderChanges cursor when that request was sent: only a row numbered above it shows the order as changed by it. */
+  sentAtCursor: number;
   busy: boolean;
 }
 
@@ -156,7 +168,7 @@ class MarketMaker {
   ) {
     const p = ctx.params;
     for (let level = 0; level < p.levels; level++) {
-      for (const isBuy of [true, false]) this.slots.push({ isBuy, level, orderId: undefined, priceTicks: 0, qtyLots: 0, busy: false });
+      for (const isBuy of [true, false]) this.slots.push({ isBuy, level, orderId: undefined, priceTicks: 0, qtyLots: 0, sentAtCursor: 0, busy: false });
     }
     this.stopAtMicros = p.stopRefreshingAfterSeconds === null ? Infinity : ctx.now() + p.stopRefreshingAfterSeconds * MICROS_PER_SECOND;
     orders.onUpdate((row) => {
@@ -222,7 +234,7 @@ class MarketMaker {
         if (target !== undefined) await this.place(slot, target);
       } else if (target === undefined) {
         await this.pull(slot, slot.orderId);
-      } else if (target.lots !== this.restingLots(slot, slot.orderId) || this.movedEnough(slot.priceTicks, target.priceTicks)) {
+      } else if (this.differs(this.resting(slot, slot.orderId), target)) {
         await this.move(slot, slot.orderId, target);
       } else {
         this.ctx.count("unchanged");
@@ -230,6 +242,10 @@ class MarketMaker {
     } finally {
       slot.busy = false;
     }
+  }
+
+  private differs(resting: Target, target: Target): boolean {
+    return target.lots !== resting.lots || this.movedEnough(resting.priceTicks, target.priceTicks);
   }
 
   private movedEnough(fromTicks: number, toTicks: number): boolean {
@@ -241,11 +257,12 @@ class MarketMaker {
     const { ctx, grid } = this;
     const limitPx = grid.formatTicks(target.priceTicks);
     const qty = grid.formatLots(target.lots);
+    const sentAtCursor = this.orders.cursor;
     try {
       const response = await ctx.client.createOrder({ symbol: grid.symbol, isBuy: slot.isBuy, limitPx, qty, timeInForce: "GTC", postOnly: true });
       ctx.count("quotesCreated");
       if (response.status !== "OPEN") return;
-      this.own(slot, response.orderId, target);
+      this.own(slot, response.orderId, target, sentAtCursor);
     } catch (error) {
       countError(ctx, error);
       // The answer was lost, not the request: the order may rest all the same (spec 4.3). Take it over if the
@@ -254,21 +271,23 @@ class MarketMaker {
         const rested = this.orders
           .all()
           .find((order) => order.symbol === grid.symbol && order.isBuy === slot.isBuy && order.orderType === "LIMIT" && Number(order.limitPx) === Number(limitPx) && Number(order.qty) === Number(qty) && !this.slotByOrder.has(order.orderId));
-        if (rested !== undefined && slot.orderId === undefined) this.own(slot, rested.orderId, target);
+        if (rested !== undefined && slot.orderId === undefined) this.own(slot, rested.orderId, target, sentAtCursor);
       }
     }
   }
 
-  private own(slot: Slot, orderId: string, target: Target): void {
+  private own(slot: Slot, orderId: string, target: Target, sentAtCursor: number): void {
     slot.orderId = orderId;
     slot.priceTicks = target.priceTicks;
     slot.qtyLots = target.lots;
+    slot.sentAtCursor = sentAtCursor;
     this.slotByOrder.set(orderId, slot);
   }
 
   private async move(slot: Slot, orderId: string, target: Target): Promise<void> {
     const { ctx, grid } = this;
     const filled = this.cumLots(orderId);
+    const sentAtCursor = this.orders.cursor;
     try {
       const response = await ctx.client.modifyOrder({
         orderId,
@@ -280,13 +299,15 @@ class MarketMaker {
         postOnly: true,
       });
       ctx.count("modifies");
-      slot.priceTicks = target.priceTicks;
-      slot.qtyLots = filled + target.lots;
+      if (slot.orderId === orderId) this.sent(slot, target.priceTicks, filled + target.lots, sentAtCursor);
       if (response.status !== "OPEN" && slot.orderId === orderId) this.release(slot);
     } catch (error) {
       const code = countError(ctx, error);
       // The quote is gone (filled or cancelled while the modify was on its way): place a new one next time.
       if (code === "ORDER_NOT_FOUND_ERROR" && slot.orderId === orderId) this.release(slot);
+      // The order already has this price and size (an earlier modify applied though its answer was lost, and the
+      // stream has not shown it yet): it is what was sent, so the next refresh does not send it again.
+      if (code === "EMPTY_MODIFY_ERROR" && slot.orderId === orderId) this.sent(slot, target.priceTicks, filled + target.lots, sentAtCursor);
     }
   }
 
@@ -304,9 +325,24 @@ class MarketMaker {
     }
   }
 
-  /** The size still resting of the slot's order: its qty as last sent less what the stream shows filled. */
-  private restingLots(slot: Slot, orderId: string): number {
-    return slot.qtyLots - this.cumLots(orderId);
+  private sent(slot: Slot, priceTicks: number, qtyLots: number, sentAtCursor: number): void {
+    slot.priceTicks = priceTicks;
+    slot.qtyLots = qtyLots;
+    slot.sentAtCursor = sentAtCursor;
+  }
+
+  /**
+   * The slot's order as it rests: its price in ticks and the lots still resting (qty less cumQty). From its
+   * orderChanges row when the stream has one newer than the last acknowledged request (it also shows a modify
+   * whose answer was lost); else from what that request sent, less the fills the stream shows.
+   */
+  private resting(slot: Slot, orderId: string): Target {
+    const row = this.orders.get(orderId);
+    const filled = row === undefined ? 0 : Math.round(row.cumQty / this.grid.step);
+    if (row !== undefined && row.qty !== undefined && row.sequenceNumber > slot.sentAtCursor) {
+      return { priceTicks: this.grid.ticks(Number(row.limitPx), "nearest"), lots: Math.round(Number(row.qty) / this.grid.step) - filled };
+    }
+    return { priceTicks: slot.priceTicks, lots: slot.qtyLots - filled };
   }
 
   /** The filled part of `orderId` in lots, as far as the orderChanges stream has told (0 before its first row). */
@@ -320,6 +356,7 @@ class MarketMaker {
     slot.orderId = undefined;
     slot.priceTicks = 0;
     slot.qtyLots = 0;
+    slot.sentAtCursor = 0;
   }
 }
 

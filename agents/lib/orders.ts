@@ -23,9 +23,16 @@ export interface LiveOrder {
   /** Filled over the order's life, as a number (decisions only). */
   readonly cumQty: number;
   readonly triggered: boolean;
+  /**
+   * The stream position this state is as of: the row's sequenceNumber (the
+   * snapshot's cursor for a snapshot row). A request sent when the tracker's
+   * `cursor` was c is reflected only by rows above c, so a caller that
+   * remembers `cursor` at sending can tell a row that predates its request.
+   */
+  readonly sequenceNumber: number;
 }
 
-function liveOrder(row: Order): LiveOrder {
+function liveOrder(row: Order, sequenceNumber: number): LiveOrder {
   return {
     orderId: row.orderId,
     symbol: row.symbol,
@@ -35,13 +42,14 @@ function liveOrder(row: Order): LiveOrder {
     qty: row.qty,
     cumQty: row.cumQty === undefined ? 0 : Number(row.cumQty),
     triggered: row.triggered === true,
+    sequenceNumber,
   };
 }
 
 export class OrderTracker {
   private readonly open = new Map<string, LiveOrder>();
   private readonly listeners = new Listeners<Order>();
-  private cursor = 0;
+  private lastSequence = 0;
 
   static async start(ctx: Pick<AgentContext<unknown>, "stream" | "wallet">): Promise<OrderTracker> {
     const tracker = new OrderTracker();
@@ -65,6 +73,11 @@ export class OrderTracker {
     return [...this.open.values()];
   }
 
+  /** The highest sequenceNumber the stream has delivered (or the snapshot's cursor): every later change of an order is numbered above it. */
+  get cursor(): number {
+    return this.lastSequence;
+  }
+
   get size(): number {
     return this.open.size;
   }
@@ -76,20 +89,21 @@ export class OrderTracker {
 
   private restore(rows: readonly Order[], cursor: number): void {
     // Rows that arrived before the snapshot was handed over are newer than it: keep them.
-    for (const row of rows) if (!this.open.has(row.orderId) && this.cursor <= cursor) this.open.set(row.orderId, liveOrder(row));
-    this.cursor = Math.max(this.cursor, cursor);
+    for (const row of rows) if (!this.open.has(row.orderId) && this.lastSequence <= cursor) this.open.set(row.orderId, liveOrder(row, cursor));
+    this.lastSequence = Math.max(this.lastSequence, cursor);
   }
 
   apply(rows: readonly Order[]): Promise<void> | undefined {
     let pending: Promise<void>[] | undefined;
     for (const row of rows) {
       if (row.sequenceNumber !== undefined) {
-        if (row.sequenceNumber <= this.cursor) continue;
-        this.cursor = row.sequenceNumber;
+        if (row.sequenceNumber <= this.lastSequence) continue;
+        this.lastSequence = row.sequenceNumber;
       }
       const result = this.listeners.emit(row);
       if (result !== undefined) (pending ??= []).push(result);
-      if (row.status === "OPEN") this.open.set(row.orderId, liveOrder(row));
+      // A row without a sequenceNumber is as new as anything seen.
+      if (row.status === "OPEN") this.open.set(row.orderId, liveOrder(row, this.lastSequence));
       else this.open.delete(row.orderId);
     }
     return pending === undefined ? undefined : Promise.all(pending).then(() => undefined);

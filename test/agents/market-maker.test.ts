@@ -231,6 +231,40 @@ describe("market maker, lost answers", () => {
     expect(modified).toEqual(created);
     expect(log.requestsOf(mm, "modifyOrder").length).toBeGreaterThan(10);
   });
+  it("reads a top-up whose modify answer was lost from the orderChanges stream: no modify re-sent and refused with EMPTY_MODIFY_ERROR at every refresh", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "mm-lost-top-up",
+      description: "",
+      seed: 5,
+      durationSeconds: 60,
+      // The partial-fill scenario: short 0.5 ETH at 10 s, then 0.3 ETH of the 2 ETH bid hit at 20 s.
+      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
+      oracleBasisSd: 0,
+      // The answers to the next two requests after 21 s are dropped: the bid's top-up to 2.3 and the ask's resize, sent at the 21 s
+      // refresh. Both apply at the exchange all the same.
+      timeline: [{ atSeconds: 21, fault: { fault: "dropResponses", count: 2 } }],
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, skewBps: 0, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
+        { name: "buyer", agent: taker, params: { atSeconds: 10, qty: "0.5", isBuy: true }, account: { deposits: { rUSD: "100000" } } },
+        { name: "seller", agent: taker, params: { atSeconds: 20, qty: "0.3", isBuy: false }, account: { deposits: { rUSD: "100000" } } },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const mm = agentOf(run, "mm");
+    expect(countOf(run, "mm", "error:client:TransportFailedError")).toBe(2);
+    // Before the fix, the bid's top-up was re-sent at every refresh from 33 s on, each refused as a modify that changes nothing.
+    expect(countOf(run, "mm", "error:EMPTY_MODIFY_ERROR")).toBe(0);
+    const bid = run.world.queries.openOrders(mm.wallet).find((order) => order.side === "B")!;
+    expect(Number(bid.cumQty)).toBeCloseTo(0.3, 6);
+    expect(Number(bid.qty) - Number(bid.cumQty)).toBeCloseTo(2, 6);
+    const bidModifies = log.requestsOf(mm, "modifyOrder").filter((request) => request.body["orderId"] === bid.orderId && log.seconds(request.atMicros) > 20);
+    expect(bidModifies.map((request) => request.body["qty"])).toEqual(["2.3"]);
+    // The ask, short 0.2 ETH of a 60,000 USD full inventory: 1 % under its 2 ETH level, 1.98 ETH resting.
+    const ask = run.world.queries.openOrders(mm.wallet).find((order) => order.side === "A")!;
+    expect(Number(ask.qty) - Number(ask.cumQty)).toBeCloseTo(1.98, 6);
+    expect(log.requestsOf(mm, "modifyOrder").filter((request) => log.seconds(request.atMicros) > 22)).toHaveLength(0);
+  });
 });
 
 describe("market maker, refused cancels", () => {
