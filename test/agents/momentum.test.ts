@@ -201,31 +201,40 @@ const ladder = defineAgent({
   },
 });
 
+/**
+ * A run of the lost-answer tests: the static ladder and the momentum trader (fast 5 and slow 20 samples, 3 bps threshold,
+ * 3,000 USD entries, 5 s cooldown) on RISE_THEN_FALL, with `timeline`'s faults.
+ */
+async function lostEntryScenario(name: string, timeline: readonly TimelineEntry[], durationSeconds: number) {
+  const eth = pathFeed("WETH", RISE_THEN_FALL);
+  const log = new RunLog();
+  const scenario = defineScenario({
+    name,
+    description: "",
+    seed: 2,
+    durationSeconds,
+    prices: [eth.feed, CALM_FEEDS[1]!],
+    oracleBasisSd: 0,
+    timeline,
+    agents: [
+      { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
+      {
+        name: "momentum",
+        agent: momentum,
+        params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+        account: { rateTier: 3 },
+      },
+    ],
+  });
+  const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
+  return { run, log, trader: agentOf(run, "momentum") };
+}
+
 describe("momentum trader, lost answers", () => {
   it("keeps managing a position whose entry answer was lost: no second entry on top of it", async () => {
-    const eth = pathFeed("WETH", RISE_THEN_FALL);
-    const log = new RunLog();
-    const scenario = defineScenario({
-      name: "momentum-lost-entry",
-      description: "",
-      seed: 2,
-      durationSeconds: 100,
-      prices: [eth.feed, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      // The next answer after 34 s, the first entry's (about 35 s), is dropped: the client reports a transport failure 10 s later.
-      timeline: [{ atSeconds: 34, fault: { fault: "dropResponses", count: 1 } }],
-      agents: [
-        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
-        {
-          name: "momentum",
-          agent: momentum,
-          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
-          account: { rateTier: 3 },
-        },
-      ],
-    });
-    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
-    const trader = agentOf(run, "momentum");
+    // The next answer after 34 s, the first entry's (about 35 s), is dropped: the client reports a transport failure 10 s later.
+    const timeline: readonly TimelineEntry[] = [{ atSeconds: 34, fault: { fault: "dropResponses", count: 1 } }];
+    const { run, log, trader } = await lostEntryScenario("momentum-lost-entry", timeline, 100);
     expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
     const creates = log.requestsOf(trader, "createOrder");
     const entries = creates.filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
@@ -239,33 +248,13 @@ describe("momentum trader, lost answers", () => {
   });
 
   it("reconciles a lost entry answer with its orderHistory when the chain stalls too: the filled entry is awaited, not entered again on top", async () => {
-    const eth = pathFeed("WETH", RISE_THEN_FALL);
-    const log = new RunLog();
-    const scenario = defineScenario({
-      name: "momentum-lost-entry-stall",
-      description: "",
-      seed: 2,
-      durationSeconds: 110,
-      prices: [eth.feed, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      timeline: [
-        // The first entry's answer (about 35 s) is lost: the client reports a transport failure 10 s later.
-        { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
-        // And the chain makes no block from 30 s to 75 s: the entry settles 40 s after it filled, long after its answer was given up.
-        { atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 45_000 } },
-      ],
-      agents: [
-        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
-        {
-          name: "momentum",
-          agent: momentum,
-          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
-          account: { rateTier: 3 },
-        },
-      ],
-    });
-    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
-    const trader = agentOf(run, "momentum");
+    const timeline: readonly TimelineEntry[] = [
+      // The first entry's answer (about 35 s) is lost: the client reports a transport failure 10 s later.
+      { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
+      // And the chain makes no block from 30 s to 75 s: the entry settles 40 s after it filled, long after its answer was given up.
+      { atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 45_000 } },
+    ];
+    const { run, log, trader } = await lostEntryScenario("momentum-lost-entry-stall", timeline, 110);
     expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
     const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
     expect(log.seconds(entries[0]!.atMicros)).toBeLessThan(36);
@@ -296,32 +285,12 @@ describe("momentum trader, lost answers", () => {
   });
 
   it("gives a lost entry that never became an order up only once its deadline has passed, re-reading orderHistory until then", async () => {
-    const eth = pathFeed("WETH", RISE_THEN_FALL);
-    const log = new RunLog();
-    const scenario = defineScenario({
-      name: "momentum-lost-entry-absent",
-      description: "",
-      seed: 2,
-      durationSeconds: 140,
-      prices: [eth.feed, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      timeline: [
-        // The first entry (about 35 s) is refused (the engine is down: no order row is made) and that answer is lost.
-        { atSeconds: 34, fault: { fault: "engineUnavailable", durationMs: 3_000 } },
-        { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
-      ],
-      agents: [
-        { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
-        {
-          name: "momentum",
-          agent: momentum,
-          params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
-          account: { rateTier: 3 },
-        },
-      ],
-    });
-    const { run } = await runScenario(scenario, { observers: [log], paths: eth.paths });
-    const trader = agentOf(run, "momentum");
+    const timeline: readonly TimelineEntry[] = [
+      // The first entry (about 35 s) is refused (the engine is down: no order row is made) and that answer is lost.
+      { atSeconds: 34, fault: { fault: "engineUnavailable", durationMs: 3_000 } },
+      { atSeconds: 34, fault: { fault: "dropResponses", count: 1 } },
+    ];
+    const { run, log, trader } = await lostEntryScenario("momentum-lost-entry-absent", timeline, 140);
     expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(1);
     const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
     expect(log.seconds(entries[0]!.atMicros)).toBeGreaterThanOrEqual(34);
