@@ -40,9 +40,15 @@
  * valid (an IOC is signed for 60 s): the trader reads again every 5 s, and
  * is flat only once a read after that deadline does not show it. So a lost
  * answer never leads to a second entry on top of a first that filled.
+ * Each read's outcome is used only while that lost entry is still the one
+ * being reconciled: its position may show, close, and a new entry be sent
+ * while a read is on its way or its retry timer pending, and a stale chain
+ * taking the old entry's row for the new entry's fate would wait on a
+ * position that never shows (the old one settled), freezing the trader.
  *
  * Counts: entries, entryUnfilled, entryBusted, entryRecovered (a lost
- * entry found filled in the history), stopsArmed, stopLossFired,
+ * entry found filled in the history), entryLostAbsent (a lost entry not in
+ * the history after its deadline: given up), stopsArmed, stopLossFired,
  * takeProfitFired, ocoCancelled, stopsPositionClosed, timeExits,
  * remainderExits, closed, error:<code>.
  */
@@ -204,6 +210,8 @@ class MovingAverage {
 class Momentum {
   private state: State = "flat";
   private entry: PendingEntry | undefined;
+  /** The lost entry being reconciled; a reconcile chain of any other is stale and stops (see the header). */
+  private lost: LostEntry | undefined;
   private cooldownUntil = 0;
   private holdUntil = 0;
   /** Live stops of the position (armed, or fired and not yet done), by orderId. */
@@ -265,7 +273,9 @@ class Momentum {
       if (this.state !== "entering") return;
       if (error instanceof TransportFailedError || error instanceof InvalidResponseError) {
         // The SDK signs each attempt for 60 s from its own time: every attempt was made by now.
-        return this.reconcile({ isBuy, limitPx, qty, sentMs, deadline: shortDeadline(ctx.now()) });
+        const lost: LostEntry = { isBuy, limitPx, qty, sentMs, deadline: shortDeadline(ctx.now()) };
+        this.lost = lost;
+        return this.reconcile(lost);
       }
       this.toFlat();
       return;
@@ -285,6 +295,9 @@ class Momentum {
    */
   private async reconcile(lost: LostEntry): Promise<void> {
     const { ctx, grid } = this;
+    // Still this entry's chain: not given up, recovered or held since (a later entry would be a different LostEntry).
+    const current = () => this.lost === lost && this.state === "entering";
+    if (!current()) return;
     // A read that starts after the deadline sees every row the request can ever make.
     const final = ctx.now() > lost.deadline * MICROS_PER_SECOND;
     const side = lost.isBuy ? "B" : "A";
@@ -304,13 +317,17 @@ class Momentum {
       );
     } catch (error) {
       countError(ctx, error);
-      if (this.state === "entering") ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
+      if (current()) ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
       return;
     }
-    if (this.state !== "entering") return; // its position showed meanwhile: it is held
+    if (!current()) return; // its position showed meanwhile (it is held), or a later entry is being reconciled
     if (row === undefined) {
-      if (final) this.toFlat();
-      else ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
+      if (final) {
+        ctx.count("entryLostAbsent");
+        this.toFlat();
+      } else {
+        ctx.after(POSITION_WAIT_MICROS, () => this.reconcile(lost));
+      }
       return;
     }
     const filled = Number(row.cumQty ?? "0");
@@ -321,6 +338,7 @@ class Momentum {
     }
     ctx.count("entryRecovered");
     const entry: PendingEntry = { orderId: row.orderId, lots: Math.round(filled / grid.step), sentMs: lost.sentMs };
+    this.lost = undefined;
     this.state = "awaitingPosition";
     this.entry = entry;
     this.awaitPosition(entry);
@@ -364,6 +382,7 @@ class Momentum {
     // A position that shows while flat (an entry whose answer was lost, settling after it was given up) is held and protected too.
     if (this.state === "holding") return undefined;
     this.state = "holding";
+    this.lost = undefined;
     this.holdUntil = this.ctx.now() + this.ctx.params.maxHoldSeconds * MICROS_PER_SECOND;
     return this.arm(1);
   }
@@ -478,6 +497,7 @@ class Momentum {
 
   private toFlat(): void {
     this.state = "flat";
+    this.lost = undefined;
     this.cooldownUntil = this.ctx.now() + this.ctx.params.cooldownSeconds * MICROS_PER_SECOND;
   }
 }

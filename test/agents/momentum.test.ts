@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { marketMaker } from "../../agents/market-maker.ts";
-import { MOMENTUM_DEFAULTS, momentum } from "../../agents/momentum.ts";
+import { MOMENTUM_DEFAULTS, momentum, type MomentumParams } from "../../agents/momentum.ts";
+import type { ReadTransport } from "../../src/client/transport.ts";
 import { MICROS_PER_SECOND } from "../../src/core/time.ts";
-import { defineAgent } from "../../src/sim/agent.ts";
+import { type AgentDefinition, defineAgent } from "../../src/sim/agent.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { defineScenario, type TimelineEntry } from "../../src/sim/scenario.ts";
 import { agentOf, CALM_FEEDS, countOf, pathFeed, RunLog } from "./helpers.ts";
@@ -203,10 +204,16 @@ const ladder = defineAgent({
 
 /**
  * A run of the lost-answer tests: the static ladder and the momentum trader (fast 5 and slow 20 samples, 3 bps threshold,
- * 3,000 USD entries, 5 s cooldown) on RISE_THEN_FALL, with `timeline`'s faults.
+ * 3,000 USD entries, 5 s cooldown) on RISE_THEN_FALL, or `variant.path`, with `timeline`'s faults. `variant.params` lays
+ * over the trader's params, and `variant.agent` replaces the momentum program (a wrapper of it).
  */
-async function lostEntryScenario(name: string, timeline: readonly TimelineEntry[], durationSeconds: number) {
-  const eth = pathFeed("WETH", RISE_THEN_FALL);
+async function lostEntryScenario(
+  name: string,
+  timeline: readonly TimelineEntry[],
+  durationSeconds: number,
+  variant: { path?: readonly (readonly [number, number])[]; params?: Partial<MomentumParams>; agent?: AgentDefinition<MomentumParams> } = {},
+) {
+  const eth = pathFeed("WETH", variant.path ?? RISE_THEN_FALL);
   const log = new RunLog();
   const scenario = defineScenario({
     name,
@@ -220,8 +227,8 @@ async function lostEntryScenario(name: string, timeline: readonly TimelineEntry[
       { name: "ladder", agent: ladder, account: { rateTier: 3, deposits: { rUSD: "10000000" } } },
       {
         name: "momentum",
-        agent: momentum,
-        params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120 },
+        agent: variant.agent ?? momentum,
+        params: { fastSamples: 5, slowSamples: 20, entryThresholdBps: 3, stopLossBps: 30, takeProfitBps: 40, notional: 3_000, cooldownSeconds: 5, maxHoldSeconds: 120, ...variant.params },
         account: { rateTier: 3 },
       },
     ],
@@ -298,9 +305,60 @@ describe("momentum trader, lost answers", () => {
     // No order row was ever made for it.
     expect(log.ordersOf(trader).filter((row) => row.orderType === "LIMIT" && row.reduceOnly !== true)[0]?.createdAt ?? Infinity).toBeGreaterThan(entries[0]!.atMicros / 1_000 + 1_000);
     expect(countOf(run, "momentum", "entryRecovered")).toBe(0);
+    expect(countOf(run, "momentum", "entryLostAbsent")).toBe(1);
     // Flat again only after the lost request's deadline (60 s from when its answer was given up, about 10 s after it was sent):
     // the next entry comes after that, not at the next signal.
     expect(entries.length).toBeGreaterThanOrEqual(2);
     expect(log.seconds(entries[1]!.atMicros)).toBeGreaterThan(log.seconds(entries[0]!.atMicros) + 70);
+  });
+  it("drops a stale reconcile: a lost entry's history read that answers after its position showed, closed and a second entry was lost too does not take the old fill for the new entry and freeze the trader", async () => {
+    // The trader's first orderHistory read (the first lost entry's) answers 30 s late, as a slow, paged read may.
+    const slowFirstRead: AgentDefinition<MomentumParams> = {
+      ...momentum,
+      kind: "test-momentum-slow-first-read",
+      start(ctx) {
+        let delayed = false;
+        const reads = new Proxy(ctx.reads, {
+          get(target, key) {
+            if (key === "orderHistory" && !delayed) {
+              delayed = true;
+              return (...args: Parameters<ReadTransport["orderHistory"]>) =>
+                new Promise((resolve, reject) => ctx.after(30 * MICROS_PER_SECOND, () => target.orderHistory(...args).then(resolve, reject)));
+            }
+            const value: unknown = Reflect.get(target, key, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        return momentum.start({ ...ctx, reads });
+      },
+    };
+    const timeline: readonly TimelineEntry[] = [
+      // The first entry's answer (about 33 s) is lost (failure reported about 43 s), and no block is made from 30 s to 50 s: its
+      // position shows only after the failure, while the trader reconciles; the read it sends then answers at about 73 s.
+      { atSeconds: 32, fault: { fault: "dropResponses", count: 1 } },
+      { atSeconds: 30, fault: { fault: "delayBlocks", durationMs: 20_000 } },
+      // Held 5 s, closed, 5 s of cooldown: the second entry (about 62 s) is refused with the engine down (no order row) and its
+      // answer lost, so the trader reconciles it until its deadline (about 132 s), "entering" when the first read answers.
+      { atSeconds: 60, fault: { fault: "engineUnavailable", durationMs: 4_000 } },
+      { atSeconds: 60, fault: { fault: "dropResponses", count: 1 } },
+    ];
+    // A steady rise: the signal stays long throughout.
+    const path = [
+      [0, 3_000],
+      [30, 3_000],
+      [200, 3_060],
+    ] as const;
+    const { run, log, trader } = await lostEntryScenario("momentum-stale-reconcile", timeline, 160, { path, params: { maxHoldSeconds: 5 }, agent: slowFirstRead });
+    const entries = log.requestsOf(trader, "createOrder").filter((request) => request.body["orderType"] === "LIMIT" && request.body["reduceOnly"] === false);
+    expect(countOf(run, "momentum", "error:client:TransportFailedError")).toBe(2);
+    expect(countOf(run, "momentum", "timeExits")).toBeGreaterThanOrEqual(1);
+    expect(log.seconds(entries[1]!.atMicros)).toBeGreaterThan(55);
+    expect(log.seconds(entries[1]!.atMicros)).toBeLessThan(70);
+    // The first entry's late row is not taken for the second entry's fate (before the guard: entryRecovered 1, then waiting on a
+    // position that never showed, and no entry again for the rest of the run).
+    expect(countOf(run, "momentum", "entryRecovered")).toBe(0);
+    expect(countOf(run, "momentum", "entryLostAbsent")).toBe(1);
+    expect(entries.length).toBeGreaterThanOrEqual(3);
+    expect(log.seconds(entries[2]!.atMicros)).toBeGreaterThan(log.seconds(entries[1]!.atMicros) + 60);
   });
 });
