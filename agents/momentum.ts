@@ -62,7 +62,7 @@ import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { findInHistory } from "./lib/history.ts";
-import { iocCrossBps } from "./lib/ioc-band.ts";
+import { iocLimitPx } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { OrderTracker } from "./lib/orders.ts";
 import { bps, delaySeconds, greaterThan, marketSymbol, NOTIONAL_MAX, number, type ParamRules, paramsProblem, period, positive, positiveBps, refuseBadParams, type RelationRule, type ValueRule } from "./lib/params.ts";
@@ -491,8 +491,7 @@ class Momentum {
 
   /** The limit of an entry or exit IOC: `crossBps` through `price`, within the IOC band (lib/ioc-band.ts). */
   private iocLimitPx(price: number, isBuy: boolean): string {
-    const crossBps = iocCrossBps(this.grid, this.ctx.params.crossBps);
-    return this.grid.price(MarketGrid.shift(price, isBuy ? crossBps : -crossBps), isBuy ? "up" : "down");
+    return iocLimitPx(this.grid, price, isBuy, this.ctx.params.crossBps);
   }
 
   private toFlat(): void {

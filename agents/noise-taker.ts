@@ -21,8 +21,8 @@
 import { MICROS_PER_SECOND } from "../src/core/time.ts";
 import { defineAgent, type AgentParamsContext } from "../src/sim/agent.ts";
 import { countError } from "./lib/errors.ts";
-import { gridOf, MarketGrid } from "./lib/grid.ts";
-import { iocCrossBps } from "./lib/ioc-band.ts";
+import { gridOf } from "./lib/grid.ts";
+import { iocLimitPx } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { bps, delaySeconds, notional, notionalLimit, number, type ParamRules, paramsProblem, refuseBadParams, symbolList } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
@@ -116,8 +116,7 @@ export const noiseTaker = defineAgent<NoiseTakerParams>({
         if (Math.abs(exposure) > p.maxPositionNotional) isBuy = exposure < 0;
       }
       const qty = grid.qtyAtLeastMin(notional / reference);
-      const crossBps = iocCrossBps(grid, p.crossBps);
-      const limitPx = grid.price(MarketGrid.shift(reference, isBuy ? crossBps : -crossBps), isBuy ? "up" : "down");
+      const limitPx = iocLimitPx(grid, reference, isBuy, p.crossBps);
       ctx.count("sent");
       ctx.count("notional", Math.round(Number(qty) * reference));
       try {

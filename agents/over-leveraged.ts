@@ -19,6 +19,11 @@
  * with what equity is left (if at least `minEquity`), on the other side
  * when `alternate` is set.
  *
+ * Its IOCs are priced `crossBps` through the oracle, capped at 900 bps
+ * inside the service's perp IOC price band (10 % of the mark, spec 7.3;
+ * lib/ioc-band.ts): a larger crossBps is sent at the cap rather than
+ * refused.
+ *
  * Counts: chunks, chunkUnfilled, built (a build reached its target or the
  * cap), topUps, liquidations, adl, reentries, tooPoorToBuild, error:<code>.
  */
@@ -28,6 +33,7 @@ import type { PerpExecution } from "../src/spec/execution.ts";
 import { readBalance } from "./lib/balances.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
+import { iocLimitPx } from "./lib/ioc-band.ts";
 import { OracleTracker } from "./lib/oracle.ts";
 import { assetName, boolean, bps, delaySeconds, marketSymbol, nonNegative, notional, number, oneOf, orNull, type ParamRules, paramsProblem, period, refuseBadParams } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
@@ -47,7 +53,7 @@ export interface OverLeveragedParams {
   readonly chunkSeconds: number;
   /** Seconds between checks of the leverage once built; a position below 97 % of the target is topped up; null = never. Default 10. */
   readonly topUpSeconds: number | null;
-  /** How far through the oracle the IOCs are priced, bps (the pre-trade margin check charges this as a loss). Default 40. */
+  /** How far through the oracle the IOCs are priced, bps (the pre-trade margin check charges this as a loss); at most 900 is used (the IOC band less room for the mark, lib/ioc-band.ts). Default 40. */
   readonly crossBps: number;
   /** Seconds after the start before building (lets the makers quote). Default 10. */
   readonly startDelaySeconds: number;
@@ -194,7 +200,7 @@ class OverLeveraged {
       const response = await ctx.client.createOrder({
         symbol: grid.symbol,
         isBuy,
-        limitPx: grid.price(MarketGrid.shift(price, isBuy ? ctx.params.crossBps : -ctx.params.crossBps), isBuy ? "up" : "down"),
+        limitPx: iocLimitPx(grid, price, isBuy, ctx.params.crossBps),
         qty,
         timeInForce: "IOC",
         reduceOnly: false,

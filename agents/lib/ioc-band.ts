@@ -25,7 +25,7 @@
  * that narrows it below the cap refuses the crosses beyond it.
  */
 import { DEFAULT_GATEWAY_CONFIG } from "../../src/exchange/config.ts";
-import type { MarketGrid } from "./grid.ts";
+import { MarketGrid } from "./grid.ts";
 
 /** The band the exchange enforces on a perp IOC's limit, bps from the mark (default gateway config). */
 export const IOC_PRICE_BAND_BPS = DEFAULT_GATEWAY_CONFIG.iocPriceBandBps;
@@ -39,4 +39,14 @@ export const IOC_CROSS_BPS_MAX = IOC_PRICE_BAND_BPS - MARK_ALLOWANCE_BPS;
 /** `crossBps` as sent on `grid`'s market: capped at IOC_CROSS_BPS_MAX on a perp, unchanged on a spot market (no band). */
 export function iocCrossBps(grid: Pick<MarketGrid, "kind">, crossBps: number): number {
   return grid.kind === "perp" ? Math.min(crossBps, IOC_CROSS_BPS_MAX) : crossBps;
+}
+
+/**
+ * The limit of a taker's IOC `crossBps` through `price` (an oracle price) on `grid`'s market, the cross capped by
+ * iocCrossBps: above `price` for a buy, rounded up to the tick grid, below it for a sell, rounded down. Every agent that
+ * prices an IOC through the oracle goes through here, so none of them can send a cross the band refuses.
+ */
+export function iocLimitPx(grid: Pick<MarketGrid, "kind" | "price">, price: number, isBuy: boolean, crossBps: number): string {
+  const cross = iocCrossBps(grid, crossBps);
+  return grid.price(MarketGrid.shift(price, isBuy ? cross : -cross), isBuy ? "up" : "down");
 }

@@ -111,3 +111,39 @@ describe("over-leveraged trader, robustness", () => {
     }
   });
 });
+
+describe("over-leveraged trader, crossBps beyond the IOC band", () => {
+  it("caps its cross on a perp inside the band the exchange enforces (10 % from the mark): a crossBps of 1500 is sent 900 bps through, and none is refused", async () => {
+    const log = new RunLog();
+    const scenario = defineScenario({
+      name: "over-leveraged-wide-cross",
+      description: "",
+      seed: 3,
+      durationSeconds: 60,
+      prices: CALM_FEEDS,
+      agents: [
+        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 20_000 }, account: { rateTier: 3, deposits: { rUSD: "1000000" } } },
+        {
+          name: "gambler",
+          agent: overLeveraged,
+          params: { symbol: "ETHRUSDPERP", side: "long", alternate: false, crossBps: 1_500, startDelaySeconds: 5, reenterAfterSeconds: null },
+          account: { rateTier: 3, deposits: { rUSD: "5000" } },
+        },
+      ],
+    });
+    const { run } = await runScenario(scenario, { observers: [log] });
+    const gambler = agentOf(run, "gambler");
+    const sent = log.requestsOf(gambler, "createOrder");
+    expect(sent.length).toBeGreaterThan(10);
+    // Without the cap every one of them was refused by the band (CREATE_ORDER_OTHER_ERROR), and no position was built.
+    expect(countOf(run, "gambler", "error:CREATE_ORDER_OTHER_ERROR")).toBe(0);
+    expect(Number(run.world.queries.positions(gambler.wallet)[0]?.qty ?? "0")).toBeGreaterThan(0);
+    for (const request of sent) {
+      expect(request.body["isBuy"]).toBe(true);
+      // 9 % above the oracle (3000 +- a calm drift), inside the 10 % band around the mark.
+      const through = Number(request.body["limitPx"]) / 3_000 - 1;
+      expect(through).toBeGreaterThan(0.085);
+      expect(through).toBeLessThan(0.095);
+    }
+  });
+});
