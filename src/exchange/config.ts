@@ -15,6 +15,7 @@ import type { SigningConfig } from "../signing/domain.ts";
 import type { EngineConfig } from "../engine/types.ts";
 import type { RateLimits } from "./gateway/rate-limiter.ts";
 import { DEFAULT_RATE_LIMITS_BY_TIER } from "./gateway/rate-limiter.ts";
+import { IOC_PRICE_BAND_BPS_DEFAULT } from "../spec/limits.ts";
 
 /** Open-order caps of one tier (spec 8.2); `undefined` = no cap (tier 3). */
 export interface OpenOrderCaps {
@@ -31,7 +32,8 @@ export interface GatewayConfig {
   /**
    * The on-chain price-limit check of a perp IOC (spec 7.3): its limit price
    * may be at most this far from the mark price, in basis points, or the
-   * order is CREATE_ORDER_OTHER_ERROR. Default 1000 (10 %).
+   * order is CREATE_ORDER_OTHER_ERROR. Default IOC_PRICE_BAND_BPS_DEFAULT
+   * (1,000 bps = 10 %; not published, the simulator's choice: spec/limits.ts).
    */
   iocPriceBandBps: number;
   /**
@@ -65,7 +67,7 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   exchangeId: 1,
   rateLimitsByTier: DEFAULT_RATE_LIMITS_BY_TIER,
   openOrderCapsByTier: DEFAULT_OPEN_ORDER_CAPS_BY_TIER,
-  iocPriceBandBps: 1_000,
+  iocPriceBandBps: IOC_PRICE_BAND_BPS_DEFAULT,
   verifySignatures: true,
 };
 

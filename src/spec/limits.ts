@@ -1,8 +1,10 @@
 /**
  * Published limits and constants of the contract (spec 8, 9), named with
  * their unit last. First-tier (default) values only: the spec does not show
- * the second and third tiers' numbers (8.3). The relations between the
- * limits are asserted when this module loads.
+ * the second and third tiers' numbers (8.3). One value here is not
+ * published: the default IOC price band (7.3), the simulator's choice,
+ * marked as such. The relations between the limits are asserted when this
+ * module loads.
  */
 import { UNSIGNED_DECIMAL_PATTERN } from "./scalars.ts";
 
@@ -52,6 +54,21 @@ export const ORDER_HISTORY_LIMIT_MAX = 100;
 export const ORACLE_FRESHNESS_MS = 60_000;
 /** Graceful-shutdown drain (close code 1001, readiness 503). */
 export const SHUTDOWN_DRAIN_MS = 10_000;
+
+// 7.3 The on-chain price-limit check of a perp IOC. The spec names the check (a perp IOC whose limit price cannot be filled
+// within it is CREATE_ORDER_OTHER_ERROR) but publishes no value for it.
+/**
+ * The default band of that check: a perp IOC's limit may be at most this far
+ * from the mark price, bps (1,000 = 10 %). The service publishes no value:
+ * this is the simulator's choice, kept here rather than in the exchange's
+ * config because both sides of the client interface need it (the gateway's
+ * default, DEFAULT_GATEWAY_CONFIG, and the agents, which cannot read a run's
+ * band and must keep their crosses inside it: agents/lib/ioc-band.ts). A
+ * scenario may set another band (`gateway.iocPriceBandBps`); the agents
+ * still assume this one.
+ */
+export const IOC_PRICE_BAND_BPS_DEFAULT = 1_000;
+
 /**
  * Most fraction digits a decimal input may carry: amounts are signed as E18
  * fixed point (spec 5), so a 19th digit cannot be represented (DESIGN.md:
@@ -78,6 +95,7 @@ assertPositiveInteger(DEADLINE_HORIZON_SECONDS_MAX, "DEADLINE_HORIZON_SECONDS_MA
 assertPositiveInteger(CANCEL_ALL_AFTER_TIMEOUT_MS_MIN, "CANCEL_ALL_AFTER_TIMEOUT_MS_MIN");
 assertPositiveInteger(CANCEL_ALL_AFTER_TIMEOUT_MS_MAX, "CANCEL_ALL_AFTER_TIMEOUT_MS_MAX");
 assertPositiveInteger(DEPTH_STREAM_LEVELS, "DEPTH_STREAM_LEVELS");
+assertPositiveInteger(IOC_PRICE_BAND_BPS_DEFAULT, "IOC_PRICE_BAND_BPS_DEFAULT");
 assertPositiveInteger(DEPTH_REST_LIMIT_DEFAULT, "DEPTH_REST_LIMIT_DEFAULT");
 assertPositiveInteger(DEPTH_REST_LIMIT_MAX, "DEPTH_REST_LIMIT_MAX");
 assertPositiveInteger(ORDER_HISTORY_LIMIT_MAX, "ORDER_HISTORY_LIMIT_MAX");
