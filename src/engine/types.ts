@@ -287,4 +287,5 @@ export const CANCEL_ALL_AFTER_MIN_MS = 5_000;
 export const CANCEL_ALL_AFTER_MAX_MS = 60_000;
 export const DEPTH_LIMIT_DEFAULT = 100;
 export const DEPTH_LIMIT_MAX = 1_000;
-export const DEPTH_STREAM_LEVELS = 100;
+/** Levels per side of the depth stream: the spec's published limit, one constant for the feed and the backtest's window. */
+export { DEPTH_STREAM_LEVELS } from "../spec/limits.ts";

@@ -52,7 +52,7 @@ export interface AdlQueueEntry {
   /** Settled signed quantity and cost basis then. */
   readonly q: Qty;
   readonly k: Money;
-  /** The ranking ratio's numerator q x mark - k and denominator |k| (10^36), as ranked. */
+  /** The ranking ratio's numerator q x mark - k and denominator |k| (10^36) at the close's mark: what the rule compares. */
   readonly pnl: Money;
   readonly entryNotional: Money;
 }

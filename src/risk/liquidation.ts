@@ -68,7 +68,7 @@ export interface LiquidationOutcome {
  */
 export interface LiquidationJudgement {
   readonly accountId: number;
-  /** margin.equitySettled and account.lmS as kept (Money, 10^36): what the trigger compared. */
+  /** margin.equitySettled and account.lmS as kept (Money, 10^36): what the rule compares. */
   readonly marginBalance: Money;
   readonly requirement: Money;
   /** The settlement asset's balance. */

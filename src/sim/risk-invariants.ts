@@ -52,7 +52,7 @@
 import { InvariantError } from "../core/assert.ts";
 import { formatE18, toE18 } from "../core/decimal.ts";
 import { ACCOUNT_SUM_KEYS, auditAccountSums, openFundingClaims, openInterest } from "../risk/audit.ts";
-import type { AdlClose } from "../risk/adl.ts";
+import type { AdlClose, AdlQueueEntry } from "../risk/adl.ts";
 import { divRound, E18, E36, formatE36, type Money, type Price, type Qty, type Rate, roundMoneyRatio } from "../risk/fixed.ts";
 import type { LiquidationJudgement } from "../risk/liquidation.ts";
 import { equitySettled } from "../risk/margin.ts";
@@ -456,9 +456,10 @@ export function checkLiquidationJudgement(state: RiskState, judgement: Liquidati
  * - the queue is every opposite position: each on the other side of the
  *   liquidated one, not the liquidated account, their sizes summing to the
  *   opposite open interest;
- * - its ratios are (q x mark - k) / |k| at the mark it was ranked at, and
- *   they do not increase along the queue; equal ones by accountId
- *   ascending (compared as a.pnl x |b.k| against b.pnl x |a.k|, exact);
+ * - its ratios, worked out from each entry's q and k at the mark it was
+ *   ranked at as (q x mark - k) / |k|, do not increase along the queue;
+ *   equal ones by accountId ascending (compared as a.pnl x |b.k| against
+ *   b.pnl x |a.k|, exact);
  * - the executions are, per counterparty in queue order, the liquidated
  *   leg then the counterparty's, each of min(what is still open, |q| of
  *   the counterparty), until the liquidated position is closed.
@@ -475,24 +476,25 @@ export function checkAdlClose(state: RiskState, close: AdlClose): number {
     if (entry.accountId === close.liquidatedAccountId || (long ? entry.q >= 0n : entry.q <= 0n)) {
       throw new InvariantError(`${at}: the queue holds account ${entry.accountId} with q ${formatE18(entry.q)}, not a position opposite the liquidated ${formatE18(close.q)}`);
     }
-    const pnl = entry.q * close.mark - entry.k;
-    const entryNotional = entry.k < 0n ? -entry.k : entry.k;
-    if (entry.pnl !== pnl || entry.entryNotional !== entryNotional) {
-      throw new InvariantError(`${at}: account ${entry.accountId} ranked with PnL ${formatE36(entry.pnl)} over ${formatE36(entry.entryNotional)}, but q ${formatE18(entry.q)} and cost ${formatE36(entry.k)} at mark ${formatE18(close.mark)} give ${formatE36(pnl)} over ${formatE36(entryNotional)}`);
-    }
     size += long ? -entry.q : entry.q;
   }
   if (size !== close.oppositeOi) {
     throw new InvariantError(`${at}: the queue's positions sum to ${formatE18(size)} but the opposite open interest was ${formatE18(close.oppositeOi)}: the queue is every opposite position`);
   }
+  // The ratios are worked out here from each entry's q and k and the close's mark, the figures recorded as the
+  // positions stood. The entries' own pnl and entryNotional are not read: adl.ts fills them in with this same
+  // formula from those same fields, so comparing them with it could only catch that one line disagreeing with itself.
+  const ratio = (entry: AdlQueueEntry) => ({ pnl: entry.q * close.mark - entry.k, entry: entry.k < 0n ? -entry.k : entry.k });
   for (let i = 1; i < close.queue.length; i++) {
     const a = close.queue[i - 1]!;
     const b = close.queue[i]!;
-    const left = a.pnl * b.entryNotional;
-    const right = b.pnl * a.entryNotional;
+    const ra = ratio(a);
+    const rb = ratio(b);
+    const left = ra.pnl * rb.entry;
+    const right = rb.pnl * ra.entry;
     if (left > right || (left === right && a.accountId < b.accountId)) continue;
     throw new InvariantError(
-      `${at}: account ${a.accountId} (PnL ${formatE36(a.pnl)} over entry ${formatE36(a.entryNotional)}) ranked before account ${b.accountId} (PnL ${formatE36(b.pnl)} over entry ${formatE36(b.entryNotional)}): ADL takes the highest PnL ratio (q x mark - k) / |k| at mark first, ties by accountId ascending`,
+      `${at}: account ${a.accountId} (PnL ${formatE36(ra.pnl)} over entry ${formatE36(ra.entry)}) ranked before account ${b.accountId} (PnL ${formatE36(rb.pnl)} over entry ${formatE36(rb.entry)}): ADL takes the highest PnL ratio (q x mark - k) / |k| at mark first, ties by accountId ascending`,
     );
   }
   let remaining = long ? close.q : -close.q;
