@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { conservation, openInterest } from "../../src/risk/audit.ts";
 import { isLiquidatable } from "../../src/risk/margin.ts";
 import type { RiskEngine } from "../../src/risk/risk.ts";
-import { BTC_PERP, ETH_PERP, HOUR, POOL, SECOND, T0, match, setPrices, trade, venue } from "./fixtures.ts";
+import { BTC_PERP, ETH_PERP, HOUR, POOL, SECOND, T0, adlVenue, match, setPrices, trade, venue } from "./fixtures.ts";
 
 function expectConserved(risk: RiskEngine, atMicros: number) {
   for (const line of conservation(risk.state, atMicros)) expect(line.holdings, line.asset).toBe(line.netDeposits);
@@ -142,21 +142,6 @@ describe("liquidation against the pool", () => {
   });
 });
 
-/** 1 is long 0.2 (0.1 @ 50000 from 2, 0.1 @ 51000 from 3); 5 long 0.1 @ 50000 from 4 unless `alone`. */
-function adlVenue(alone: boolean) {
-  const risk = venue({ accounts: 5 }); // the pool holds only the fee credits it earns
-  risk.deposit(1, "RUSD", "1100", T0);
-  for (const id of [2, 3, 4]) risk.deposit(id, "RUSD", "10000", T0);
-  risk.deposit(5, "RUSD", "100000", T0);
-  setPrices(risk, T0);
-  trade(risk, BTC_PERP, 1, 2, "B", 500_000, 100, T0);
-  trade(risk, BTC_PERP, 1, 3, "B", 510_000, 100, T0);
-  if (!alone) trade(risk, BTC_PERP, 5, 4, "B", 500_000, 100, T0);
-  // The oracle is stale at 61 s, so the index alone moves nothing; the oracle then moves the mark to 44000 at once.
-  const at = T0 + 61 * SECOND;
-  risk.setIndexPrice("BTC", "44000", at);
-  return { risk, at, update: risk.setOraclePrice(BTC_PERP, "44000", at) };
-}
 
 describe("ADL and socialized losses", () => {
   it("deleverages the most profitable opposite positions when the pool cannot absorb", () => {

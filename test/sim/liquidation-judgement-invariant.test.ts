@@ -57,15 +57,6 @@ function pendingBuyThenDrop() {
   return { risk, at, outcome: risk.setIndexPrice("BTC", "47000", at).liquidation };
 }
 
-function thrown(check: () => void): Error {
-  try {
-    check();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("the check passed");
-}
-
 describe("a liquidated account was below its settled requirement when judged", () => {
   it("the real trigger leaves the account of the pending buy alone: settled 711.2 is not below 460.75", () => {
     const { risk, at, outcome } = pendingBuyThenDrop();
@@ -84,10 +75,11 @@ describe("a liquidated account was below its settled requirement when judged", (
     expect(risk.state.accounts.get(1)!.positions.get(BTC_PERP)?.q ?? 0n).toBe(0n); // closed against the pool
     const [judgement] = outcome.judgements;
     expect(judgement).toMatchObject({ accountId: 1, marginBalance: 711_200_000n * 10n ** 30n, requirement: 460_750_000n * 10n ** 30n });
-    const error = thrown(() => checkLiquidationJudgement(risk.state, judgement!));
-    expect(error).toBeInstanceOf(InvariantError);
-    expect(error.message).toBe(
-      "account 1 was liquidated with a settled margin balance of 711.2, not below its settled liquidation requirement 460.75: an account is liquidated only when its settled margin balance is below it",
+    const check = () => checkLiquidationJudgement(risk.state, judgement!);
+    expect(check).toThrowError(InvariantError);
+    // An Error instance: the message must be equal, not only contained.
+    expect(check).toThrow(
+      new InvariantError("account 1 was liquidated with a settled margin balance of 711.2, not below its settled liquidation requirement 460.75: an account is liquidated only when its settled margin balance is below it"),
     );
   });
 
@@ -105,10 +97,10 @@ describe("a liquidated account was below its settled requirement when judged", (
     const judgement = risk.setOraclePrice(BTC_PERP, "47000", at).liquidation.judgements[0]!;
     // A running lmS one unit off, or a margin balance that lost the unrealized PnL, as the trigger would have read them.
     const offRequirement: LiquidationJudgement = { ...judgement, requirement: judgement.requirement + 1n };
-    expect(thrown(() => checkLiquidationJudgement(risk.state, offRequirement)).message).toMatch(/^account 1 was liquidated on a settled margin balance of \d+ and requirement \d+ \(10\^36, the running sums\), but its positions, balances and funding then give \d+ and \d+$/);
+    expect(() => checkLiquidationJudgement(risk.state, offRequirement)).toThrow(/^account 1 was liquidated on a settled margin balance of \d+ and requirement \d+ \(10\^36, the running sums\), but its positions, balances and funding then give \d+ and \d+$/);
     const position = judgement.positions[0]!;
     const withoutPnl: LiquidationJudgement = { ...judgement, marginBalance: judgement.marginBalance - (position.q * position.mark! - position.k) };
-    expect(thrown(() => checkLiquidationJudgement(risk.state, withoutPnl))).toBeInstanceOf(InvariantError);
+    expect(() => checkLiquidationJudgement(risk.state, withoutPnl)).toThrowError(InvariantError);
   });
 });
 
