@@ -127,6 +127,7 @@ export class Exchange {
     this.timers = new ManualScheduler(options.startMicros);
     this.risk = new RiskEngine(config.risk, {
       ids: { nextFillId: () => this.riskFillIds.next(), nextPerpSequenceNumber: () => this.perpSequence.next() },
+      recordLiquidations: false, // until observeLiquidations has a listener: nothing else reads the records
     });
     const specs = this.marketSpecs();
     this.specs = specs;
@@ -208,13 +209,16 @@ export class Exchange {
    * published. The outcome carries what the outputs cannot: what each
    * liquidated account was judged on and each ADL queue as ranked (for the
    * invariant checks, src/sim/invariants.ts). Listening publishes nothing
-   * and changes nothing.
+   * and changes nothing. The risk layer builds those records only while a
+   * listener is attached (RiskState.recordLiquidations).
    */
   observeLiquidations(listener: (outcome: LiquidationOutcome) => void): () => void {
     this.liquidationListeners.push(listener);
+    this.risk.state.recordLiquidations = true;
     return () => {
       const index = this.liquidationListeners.indexOf(listener);
       if (index >= 0) this.liquidationListeners.splice(index, 1);
+      this.risk.state.recordLiquidations = this.liquidationListeners.length > 0;
     };
   }
 

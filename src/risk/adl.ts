@@ -37,10 +37,13 @@ function compareRank(a: PositionState, b: PositionState, mark: bigint): number {
   return a.account.id - b.account.id;
 }
 
-/** The opposite positions of a liquidated position, in ADL order. */
-export function adlQueue(market: PerpMarketState, liquidated: PositionState): PositionState[] {
+/**
+ * The opposite positions of a liquidated position, in ADL order at `mark`
+ * (the caller reads it once, `market.mark ?? 0n`, so that what it records
+ * as the ranking mark is the one this sort used).
+ */
+export function adlQueue(market: PerpMarketState, liquidated: PositionState, mark: Price): PositionState[] {
   const long = liquidated.q > 0n;
-  const mark = market.mark ?? 0n;
   return [...market.holders.values()]
     .filter((position) => position !== liquidated && (long ? position.q < 0n : position.q > 0n))
     .sort((a, b) => compareRank(a, b, mark));
@@ -80,23 +83,38 @@ export interface AdlClose {
   readonly executions: readonly AppliedPerpExecution[];
 }
 
-/** Closes the liquidated position against the ADL queue at `priceTicks`. */
-export function autoDeleverage(state: RiskState, liquidated: PositionState, priceTicks: number, atMicros: number): AdlClose {
+/** What autoDeleverage did: its executions, and the close's record when asked for one. */
+export interface AdlResult {
+  readonly executions: readonly AppliedPerpExecution[];
+  /** Undefined unless `record`: nothing in the engine reads it. */
+  readonly close: AdlClose | undefined;
+}
+
+/**
+ * Closes the liquidated position against the ADL queue at `priceTicks`.
+ * With `record`, also returns the close's AdlClose (the queue's figures
+ * are read before any take): only when something observes the pass (see
+ * liquidation.ts runLiquidations), since it costs a bigint product per
+ * opposite position.
+ */
+export function autoDeleverage(state: RiskState, liquidated: PositionState, priceTicks: number, atMicros: number, record: boolean): AdlResult {
   const market = liquidated.market;
   const step = market.config.step;
   const long = liquidated.q > 0n;
   const executions: AppliedPerpExecution[] = [];
-  const ranked = adlQueue(market, liquidated);
   const mark = market.mark ?? 0n;
-  const close: AdlClose = {
-    liquidatedAccountId: liquidated.account.id,
-    marketId: market.config.marketId,
-    mark,
-    q: liquidated.q,
-    oppositeOi: long ? market.oiShort : market.oiLong,
-    queue: ranked.map((position) => ({ accountId: position.account.id, q: position.q, k: position.k, pnl: position.q * mark - position.k, entryNotional: abs(position.k) })),
-    executions,
-  };
+  const ranked = adlQueue(market, liquidated, mark);
+  const close: AdlClose | undefined = record
+    ? {
+        liquidatedAccountId: liquidated.account.id,
+        marketId: market.config.marketId,
+        mark,
+        q: liquidated.q,
+        oppositeOi: long ? market.oiShort : market.oiLong,
+        queue: ranked.map((position) => ({ accountId: position.account.id, q: position.q, k: position.k, pnl: position.q * mark - position.k, entryNotional: abs(position.k) })),
+        executions,
+      }
+    : undefined;
   let remaining = abs(liquidated.q);
   for (const counterparty of ranked) {
     const take = min(remaining, abs(counterparty.q));
@@ -128,7 +146,7 @@ export function autoDeleverage(state: RiskState, liquidated: PositionState, pric
   }
   assert(remaining === 0n, `ADL on ${market.config.symbol} found too little opposite interest (long OI must equal short OI)`);
   assert(market.oiLong === market.oiShort, `long OI ${market.oiLong} differs from short OI ${market.oiShort} on ${market.config.symbol} after ADL`);
-  return close;
+  return { executions, close };
 }
 
 /** A market the liquidated account was closed out of: its side and the closed notional. */

@@ -27,6 +27,13 @@
  * Without a pool account, every close is an ADL and there is no penalty or
  * collateral sale. The pool itself is never liquidated.
  * The exchange should cancel the resting orders of the liquidated accounts.
+ *
+ * Audit records: with `state.recordLiquidations` set (the exchange sets it
+ * while a liquidation listener is attached, Exchange.observeLiquidations),
+ * a pass also records what each account was judged on and each ADL queue
+ * as ranked (LiquidationJudgement, AdlClose). They only read the state, so
+ * a pass decides and outputs the same with or without them; without a
+ * listener nothing would read them, and the engine path skips building them.
  */
 import { assert } from "../core/assert.ts";
 import { type AdlClose, type ClosedMarket, autoDeleverage, socializeDeficit } from "./adl.ts";
@@ -48,9 +55,9 @@ export interface LiquidationOutcome {
   readonly deleveragedAccountIds: readonly number[];
   /** Liquidated accounts left with a negative balance (pool exhausted, nothing to socialize over). */
   readonly badDebtAccountIds: readonly number[];
-  /** Per liquidated account (in liquidatedAccountIds order), what it was judged on. */
+  /** Per liquidated account (in liquidatedAccountIds order), what it was judged on; empty unless state.recordLiquidations. */
   readonly judgements: readonly LiquidationJudgement[];
-  /** Each ADL close, in the order made: the queue as ranked and its executions (also in `executions`). */
+  /** Each ADL close, in the order made: the queue as ranked and its executions (also in `executions`); empty unless state.recordLiquidations. */
   readonly adlCloses: readonly AdlClose[];
 }
 
@@ -139,7 +146,7 @@ function liquidateAccount(state: RiskState, account: AccountState, atMicros: num
   const closed: ClosedMarket[] = [];
   let penaltyNumerator = 0n;
   outcome.liquidatedAccountIds.push(account.id);
-  outcome.judgements.push(judgement(account, atMicros));
+  if (state.recordLiquidations) outcome.judgements.push(judgement(account, atMicros));
   for (const position of positions) {
     const market = position.market;
     const { tick, step, marketId } = market.config;
@@ -167,10 +174,10 @@ function liquidateAccount(state: RiskState, account: AccountState, atMicros: num
       );
       outcome.executions.push(execution);
     } else {
-      const close = autoDeleverage(state, position, priceTicks, atMicros);
-      outcome.adlCloses.push(close);
-      outcome.executions.push(...close.executions);
-      for (const execution of close.executions) {
+      const { executions, close } = autoDeleverage(state, position, priceTicks, atMicros, state.recordLiquidations);
+      if (close !== undefined) outcome.adlCloses.push(close);
+      outcome.executions.push(...executions);
+      for (const execution of executions) {
         const id = execution.record.takerAccountId;
         if (id !== account.id && !outcome.deleveragedAccountIds.includes(id)) outcome.deleveragedAccountIds.push(id);
       }

@@ -84,6 +84,8 @@ import type {
 export interface RiskEngineOptions {
   /** Ids for the executions the risk layer makes (liquidation, ADL, market close). */
   readonly ids?: ExecutionIds;
+  /** Whether liquidation passes build their audit records at first (RiskState.recordLiquidations); default true. */
+  readonly recordLiquidations?: boolean;
 }
 
 export type BalanceResult = { readonly ok: true; readonly ledger: readonly LedgerEntry[] } | { readonly ok: false; readonly rejection: RiskRejection };
@@ -118,6 +120,7 @@ export class RiskEngine {
 
   constructor(config: RiskConfigInput, options: RiskEngineOptions = {}) {
     this.state = createRiskState(parseRiskConfig(config), options.ids ?? defaultExecutionIds());
+    this.state.recordLiquidations = options.recordLiquidations ?? true;
   }
 
   get summaryCadenceMicros(): number {

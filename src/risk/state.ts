@@ -366,6 +366,14 @@ export interface RiskState {
   fundingRealized: Claim;
   /** Accounts to look at in the next liquidation pass. */
   readonly candidates: Set<number>;
+  /**
+   * Whether a liquidation pass builds its audit records (liquidation.ts
+   * LiquidationJudgement, adl.ts AdlClose). They change no decision or
+   * output. On unless RiskEngineOptions.recordLiquidations says otherwise:
+   * a RiskEngine's own caller reads the outcome; the exchange keeps it on
+   * only while a liquidation listener is attached.
+   */
+  recordLiquidations: boolean;
   /** The last taker fee split and what it was computed from (fees.ts takerFeeSplit). */
   lastFeeSplit: FeeSplitMemo | undefined;
 }
@@ -468,6 +476,7 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
     socialized: 0n,
     fundingRealized: 0n,
     candidates: new Set(),
+    recordLiquidations: true,
     lastFeeSplit: undefined,
   };
 }

@@ -141,9 +141,9 @@ export function spotTrade(risk: RiskEngine, taker: number, maker: number, takerS
  * ADL (test/risk/liquidation.test.ts, test/sim/adl-ranking-invariant.test.ts):
  * 1 is long 0.2 (0.1 @ 50000 from 2, 0.1 @ 51000 from 3); 5 long 0.1 @ 50000
  * from 4 unless `alone`. The mark then falls to 44000 at `at`; `update` is
- * that price update's answer.
+ * that price update's answer, its pass building audit records if `record`.
  */
-export function adlVenue(alone: boolean) {
+export function adlVenue(alone: boolean, record = true) {
   const risk = venue({ accounts: 5 }); // the pool holds only the fee credits it earns
   risk.deposit(1, "RUSD", "1100", T0);
   for (const id of [2, 3, 4]) risk.deposit(id, "RUSD", "10000", T0);
@@ -155,5 +155,6 @@ export function adlVenue(alone: boolean) {
   // The oracle is stale at 61 s, so the index alone moves nothing; the oracle then moves the mark to 44000 at once.
   const at = T0 + 61 * SECOND;
   risk.setIndexPrice("BTC", "44000", at);
+  risk.state.recordLiquidations = record;
   return { risk, at, update: risk.setOraclePrice(BTC_PERP, "44000", at) };
 }

@@ -177,6 +177,21 @@ describe("ADL and socialized losses", () => {
     expectConserved(risk, at);
   });
 
+  it("without audit records (state.recordLiquidations off), makes the same close and records neither judgement nor queue", () => {
+    const recorded = adlVenue(false).update.liquidation;
+    expect(recorded.judgements).toHaveLength(1);
+    expect(recorded.adlCloses).toHaveLength(1);
+    const { risk, at, update } = adlVenue(false, false);
+    const bare = update.liquidation;
+    expect(bare.judgements).toEqual([]);
+    expect(bare.adlCloses).toEqual([]);
+    const rows = (outcome: typeof bare) => outcome.executions.map((execution) => execution.record);
+    expect(rows(bare)).toEqual(rows(recorded));
+    expect(bare.ledger).toEqual(recorded.ledger);
+    expect([bare.liquidatedAccountIds, bare.deleveragedAccountIds, bare.badDebtAccountIds]).toEqual([recorded.liquidatedAccountIds, recorded.deleveragedAccountIds, recorded.badDebtAccountIds]);
+    expectConserved(risk, at);
+  });
+
   it("leaves the deficit on the account when nothing is left to socialize over", () => {
     const { risk, at, update } = adlVenue(true);
     expect(update.liquidation.badDebtAccountIds).toEqual([1]);
