@@ -348,6 +348,13 @@ export class ReplayBacktest {
   private readonly inSnapshot: Uint8Array;
   /** Whether a market has own orders whose level was sent as 0 this frame or is out of the depth window (settleWindow). */
   private readonly windowWatch: Uint8Array;
+  /**
+   * Whether a recorded trade reached an own order's queue in a market this
+   * frame (tradeAtOwn, QueueModel.trade): only then can an own order's
+   * tradedLots be other than 0 at the frame's end, so only then does
+   * frameEnd walk the orders to reset them.
+   */
+  private readonly tradedAtOwn: Uint8Array;
   private readonly depthWindowLevels: number;
   private readonly lastBestBid: Float64Array;
   private readonly lastBestAsk: Float64Array;
@@ -420,6 +427,7 @@ export class ReplayBacktest {
     this.asks = this.tapes.map(() => []);
     this.inSnapshot = new Uint8Array(count);
     this.windowWatch = new Uint8Array(count);
+    this.tradedAtOwn = new Uint8Array(count);
     this.depthWindowLevels = options.depthWindowLevels ?? DEPTH_STREAM_LEVELS;
     if (!(Number.isSafeInteger(this.depthWindowLevels) && this.depthWindowLevels > 0)) {
       throw new RangeError(`depthWindowLevels "${options.depthWindowLevels}" must be a positive whole number of levels`);
@@ -714,14 +722,17 @@ export class ReplayBacktest {
     let watch = 0;
     for (let side = 0; side < 2; side++) {
       const orders = (side === 0 ? this.bids : this.asks)[market]!;
+      const bid = side === 0;
+      // Once per side: nothing below changes the book.
+      const edge = orders.length === 0 ? NaN : book.windowEdge(bid, this.depthWindowLevels);
       for (let i = 0; i < orders.length; i++) {
         const order = orders[i]!;
         if (order.removedLots >= 0) {
           const before = order.removedLots;
           order.removedLots = -1;
-          if (book.beyondWindow(order.buy, order.priceTicks, this.depthWindowLevels)) leaveWindow(order, before);
+          if (book.beyondEdge(bid, order.priceTicks, edge)) leaveWindow(order, before);
           else this.queue.depth(order, before, 0);
-        } else if (order.hiddenLots !== IN_WINDOW && !book.beyondWindow(order.buy, order.priceTicks, this.depthWindowLevels)) {
+        } else if (order.hiddenLots !== IN_WINDOW && !book.beyondEdge(bid, order.priceTicks, edge)) {
           reenterWindow(this.queue, order, book.qtyAt(order.buy, order.priceTicks));
         }
         if (order.hiddenLots !== IN_WINDOW) watch = 1;
@@ -755,8 +766,11 @@ export class ReplayBacktest {
     }
     if (this.windowWatch[market] === 1) this.settleWindow(market);
     // A trade's lots are netted out of its level's change in this frame only (queue.ts, "Trades and depth changes").
-    for (let i = 0; i < ownBids.length; i++) ownBids[i]!.tradedLots = 0;
-    for (let i = 0; i < ownAsks.length; i++) ownAsks[i]!.tradedLots = 0;
+    if (this.tradedAtOwn[market] === 1) {
+      this.tradedAtOwn[market] = 0;
+      for (let i = 0; i < ownBids.length; i++) ownBids[i]!.tradedLots = 0;
+      for (let i = 0; i < ownAsks.length; i++) ownAsks[i]!.tradedLots = 0;
+    }
     const bestBid = book.bestBidTicks;
     const bestAsk = book.bestAskTicks;
     if (ownBids.length > 0 && bestAsk < this.lastBestAsk[market]!) {
@@ -798,6 +812,7 @@ export class ReplayBacktest {
       } else if (order.priceTicks === priceTicks) {
         const leaves = order.leavesLots;
         this.queue.trade(order, lots);
+        this.tradedAtOwn[market] = 1;
         if (order.ahead < 0) {
           // The trade went beyond the recorded queue ahead (now 0): what is left of it after the earlier own orders fills this one (whole lots).
           const overflow = Math.floor(-order.ahead - ownAhead + 1e-9);

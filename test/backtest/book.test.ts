@@ -81,6 +81,17 @@ describe("replayed book", () => {
           expect(Number.isNaN(book.bestAskTicks) ? null : book.bestAskTicks).toBe(expected.asks[0]?.[0] ?? null);
           expect(book.bidLevels).toBe(expected.bids.length);
           expect(book.askLevels).toBe(expected.asks.length);
+          // The depth window's edge: the worst level held (windowEdge, as settleWindow asks for it once per side).
+          for (const windowLevels of [1, 3]) {
+            for (let ticks = 88; ticks <= 112; ticks++) {
+              // Beyond: the side holds the window's levels and the price is worse than every one of them.
+              const bidBeyond = expected.bids.length >= windowLevels && ticks < expected.bids.at(-1)![0];
+              const askBeyond = expected.asks.length >= windowLevels && ticks > expected.asks.at(-1)![0];
+              expect([book.beyondWindow(true, ticks, windowLevels), book.beyondWindow(false, ticks, windowLevels)]).toEqual([bidBeyond, askBeyond]);
+              const edges = [book.windowEdge(true, windowLevels), book.windowEdge(false, windowLevels)];
+              expect([book.beyondEdge(true, ticks, edges[0]!), book.beyondEdge(false, ticks, edges[1]!)]).toEqual([bidBeyond, askBeyond]);
+            }
+          }
           frameIndex++;
         }
       }),
