@@ -723,16 +723,17 @@ export class ReplayBacktest {
     for (let side = 0; side < 2; side++) {
       const orders = (side === 0 ? this.bids : this.asks)[market]!;
       const bid = side === 0;
-      // Once per side: nothing below changes the book.
-      const edge = orders.length === 0 ? NaN : book.windowEdge(bid, this.depthWindowLevels);
+      // At most once per side, when an order first needs it: nothing below changes the book.
+      let edge: number | undefined;
       for (let i = 0; i < orders.length; i++) {
         const order = orders[i]!;
         if (order.removedLots >= 0) {
           const before = order.removedLots;
           order.removedLots = -1;
+          edge ??= book.windowEdge(bid, this.depthWindowLevels);
           if (book.beyondEdge(bid, order.priceTicks, edge)) leaveWindow(order, before);
           else this.queue.depth(order, before, 0);
-        } else if (order.hiddenLots !== IN_WINDOW && !book.beyondEdge(bid, order.priceTicks, edge)) {
+        } else if (order.hiddenLots !== IN_WINDOW && !book.beyondEdge(bid, order.priceTicks, (edge ??= book.windowEdge(bid, this.depthWindowLevels)))) {
           reenterWindow(this.queue, order, book.qtyAt(order.buy, order.priceTicks));
         }
         if (order.hiddenLots !== IN_WINDOW) watch = 1;
