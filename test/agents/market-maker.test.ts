@@ -3,10 +3,33 @@ import { marketMaker } from "../../agents/market-maker.ts";
 import { MICROS_PER_SECOND } from "../../src/core/time.ts";
 import { defineAgent } from "../../src/sim/agent.ts";
 import { runScenario } from "../../src/sim/runner.ts";
-import { defineScenario } from "../../src/sim/scenario.ts";
+import { defineScenario, type Scenario } from "../../src/sim/scenario.ts";
 import { agentOf, CALM_FEEDS, countOf, RunLog } from "./helpers.ts";
 
 const MAKER_ACCOUNT = { rateTier: 3, deposits: { rUSD: "1000000" } } as const;
+
+/**
+ * A short run on seed 5 with the WETH oracle held at 3,000 (or drifting at
+ * `hourlyVolatility`) and no oracle basis, so that a maker's target prices
+ * are known in advance; `agents` and `timeline` are the test's own.
+ */
+function makerScenario(
+  name: string,
+  durationSeconds: number,
+  agents: Scenario["agents"],
+  options: { hourlyVolatility?: number; timeline?: Scenario["timeline"] } = {},
+) {
+  return defineScenario({
+    name,
+    description: "",
+    seed: 5,
+    durationSeconds,
+    prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: options.hourlyVolatility ?? 0 }, CALM_FEEDS[1]!],
+    oracleBasisSd: 0,
+    ...(options.timeline === undefined ? {} : { timeline: options.timeline }),
+    agents,
+  });
+}
 
 /** Buys `notional` USD from the book once, at `atSeconds`. */
 const buyer = defineAgent({
@@ -32,6 +55,16 @@ const taker = defineAgent({
     });
   },
 });
+
+/**
+ * A one-level maker with no skew, made short 0.5 ETH at 10 s (so that its bid
+ * stays at the full 2 ETH level), then 0.3 ETH of that bid hit at 20 s.
+ */
+const PARTIAL_FILL_AGENTS: Scenario["agents"] = [
+  { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, skewBps: 0, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
+  { name: "buyer", agent: taker, params: { atSeconds: 10, qty: "0.5", isBuy: true }, account: { deposits: { rUSD: "100000" } } },
+  { name: "seller", agent: taker, params: { atSeconds: 20, qty: "0.3", isBuy: false }, account: { deposits: { rUSD: "100000" } } },
+];
 
 describe("market maker", () => {
   it("quotes every level on both sides and refreshes the same orders with modifyOrder", async () => {
@@ -112,14 +145,10 @@ describe("market maker", () => {
   });
 
   it("skews its quotes against its inventory: short after a buyer lifts it, it shows less on the ask and more above the oracle", async () => {
-    const scenario = defineScenario({
-      name: "mm-skew",
-      description: "",
-      seed: 5,
-      durationSeconds: 40,
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      agents: [
+    const scenario = makerScenario(
+      "mm-skew",
+      40,
+      [
         {
           name: "mm",
           agent: marketMaker,
@@ -128,7 +157,7 @@ describe("market maker", () => {
         },
         { name: "buyer", agent: buyer, params: { atSeconds: 20, qty: "5" }, account: { deposits: { rUSD: "100000" } } },
       ],
-    });
+    );
     const { run } = await runScenario(scenario);
     const mm = agentOf(run, "mm");
     const position = run.world.queries.positions(mm.wallet).find((row) => row.symbol === "ETHRUSDPERP");
@@ -149,21 +178,12 @@ describe("market maker", () => {
 describe("market maker, partial fills", () => {
   it("tops a partly filled quote back up to its target size at the next refresh, though its target did not move", async () => {
     const log = new RunLog();
-    const scenario = defineScenario({
-      name: "mm-partial-fill",
-      description: "",
-      seed: 5,
-      durationSeconds: 30,
+    const scenario = makerScenario(
       // A flat oracle and no skew: the bid's target price never moves, and while the maker is short its size is the full level.
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      agents: [
-        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, skewBps: 0, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
-        // Short 0.5 ETH at 10 s, so that the bid stays at full size; then 0.3 ETH of the 2 ETH bid is hit at 20 s.
-        { name: "buyer", agent: taker, params: { atSeconds: 10, qty: "0.5", isBuy: true }, account: { deposits: { rUSD: "100000" } } },
-        { name: "seller", agent: taker, params: { atSeconds: 20, qty: "0.3", isBuy: false }, account: { deposits: { rUSD: "100000" } } },
-      ],
-    });
+      "mm-partial-fill",
+      30,
+      PARTIAL_FILL_AGENTS,
+    );
     const { run } = await runScenario(scenario, { observers: [log] });
     const mm = agentOf(run, "mm");
     expect(Number(run.world.queries.positions(mm.wallet)[0]?.qty)).toBeCloseTo(0.2, 6);
@@ -184,15 +204,11 @@ describe("market maker, partial fills", () => {
 describe("market maker, edge parameters", () => {
   it("with spreadBps 0 and a fair price on the tick grid, still quotes both sides, the ask a tick above the bid", async () => {
     const log = new RunLog();
-    const scenario = defineScenario({
-      name: "mm-zero-spread",
-      description: "",
-      seed: 5,
-      durationSeconds: 20,
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
-      agents: [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 2, spreadBps: 0, levelSpacingBps: 5, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
-    });
+    const scenario = makerScenario(
+      "mm-zero-spread",
+      20,
+      [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 2, spreadBps: 0, levelSpacingBps: 5, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
+    );
     const { run } = await runScenario(scenario, { observers: [log] });
     const mm = agentOf(run, "mm");
     const open = run.world.queries.openOrders(mm.wallet);
@@ -207,17 +223,13 @@ describe("market maker, edge parameters", () => {
 describe("market maker, lost answers", () => {
   it("adopts a quote whose create answer was lost (the order rests all the same) instead of placing a second one and leaving it unmanaged", async () => {
     const log = new RunLog();
-    const scenario = defineScenario({
-      name: "mm-lost-creates",
-      description: "",
-      seed: 5,
-      durationSeconds: 40,
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.05 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
+    const scenario = makerScenario(
       // The answers to the first three requests the exchange answers are dropped: the switch's first arming and both creates.
-      timeline: [{ atSeconds: 0.5, fault: { fault: "dropResponses", count: 3 } }],
-      agents: [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
-    });
+      "mm-lost-creates",
+      40,
+      [{ name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, refreshSeconds: 2 }, account: MAKER_ACCOUNT }],
+      { hourlyVolatility: 0.05, timeline: [{ atSeconds: 0.5, fault: { fault: "dropResponses", count: 3 } }] },
+    );
     const { run } = await runScenario(scenario, { observers: [log] });
     const mm = agentOf(run, "mm");
     expect(countOf(run, "mm", "error:client:TransportFailedError")).toBe(3);
@@ -233,23 +245,15 @@ describe("market maker, lost answers", () => {
   });
   it("reads a top-up whose modify answer was lost from the orderChanges stream: no modify re-sent and refused with EMPTY_MODIFY_ERROR at every refresh", async () => {
     const log = new RunLog();
-    const scenario = defineScenario({
-      name: "mm-lost-top-up",
-      description: "",
-      seed: 5,
-      durationSeconds: 60,
+    const scenario = makerScenario(
       // The partial-fill scenario: short 0.5 ETH at 10 s, then 0.3 ETH of the 2 ETH bid hit at 20 s.
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
       // The answers to the next two requests after 21 s are dropped: the bid's top-up to 2.3 and the ask's resize, sent at the 21 s
       // refresh. Both apply at the exchange all the same.
-      timeline: [{ atSeconds: 21, fault: { fault: "dropResponses", count: 2 } }],
-      agents: [
-        { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, skewBps: 0, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
-        { name: "buyer", agent: taker, params: { atSeconds: 10, qty: "0.5", isBuy: true }, account: { deposits: { rUSD: "100000" } } },
-        { name: "seller", agent: taker, params: { atSeconds: 20, qty: "0.3", isBuy: false }, account: { deposits: { rUSD: "100000" } } },
-      ],
-    });
+      "mm-lost-top-up",
+      60,
+      PARTIAL_FILL_AGENTS,
+      { timeline: [{ atSeconds: 21, fault: { fault: "dropResponses", count: 2 } }] },
+    );
     const { run } = await runScenario(scenario, { observers: [log] });
     const mm = agentOf(run, "mm");
     expect(countOf(run, "mm", "error:client:TransportFailedError")).toBe(2);
@@ -270,21 +274,17 @@ describe("market maker, lost answers", () => {
 describe("market maker, refused cancels", () => {
   it("keeps a quote it could not pull (order entry disabled) and pulls it once it can: no quote left resting unmanaged", async () => {
     const log = new RunLog();
-    const scenario = defineScenario({
-      name: "mm-refused-pull",
-      description: "",
-      seed: 5,
-      durationSeconds: 40,
-      prices: [{ asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0 }, CALM_FEEDS[1]!],
-      oracleBasisSd: 0,
+    const scenario = makerScenario(
       // Short 1.2 ETH after the buyer at 20 s: past maxInventoryNotional (3000 USD), so the rest of the ask is pulled at the next refresh,
       // while order entry is disabled (20.5 s to 26 s).
-      timeline: [{ atSeconds: 20.5, fault: { fault: "serviceDisabled", durationMs: 5_500 } }],
-      agents: [
+      "mm-refused-pull",
+      40,
+      [
         { name: "mm", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levels: 1, levelNotional: 6_000, maxInventoryNotional: 3_000, refreshSeconds: 2 }, account: MAKER_ACCOUNT },
         { name: "buyer", agent: buyer, params: { atSeconds: 20, qty: "1.2" }, account: { deposits: { rUSD: "100000" } } },
       ],
-    });
+      { timeline: [{ atSeconds: 20.5, fault: { fault: "serviceDisabled", durationMs: 5_500 } }] },
+    );
     const { run } = await runScenario(scenario, { observers: [log] });
     const mm = agentOf(run, "mm");
     expect(countOf(run, "mm", "error:SERVICE_DISABLED_ERROR")).toBeGreaterThan(0);
