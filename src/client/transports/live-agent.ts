@@ -31,12 +31,21 @@
  * reconnected; an agent's failure (a throw in start, a timer or a handler)
  * goes to `onError` instead of stopping a run (default: rethrown as an
  * uncaught exception).
+ *
+ * Reconnecting (spec 6.3: after 1013, 1012 or 1001) is a new connection,
+ * and so a new client: pass the old one's nonce manager
+ * (`nonceManager: old.client.nonces`), and so for every connection of the
+ * same signer (several accounts, one wallet). The service keeps one nonce
+ * counter per signer and refuses a nonce not above the highest it accepted
+ * (INVALID_NONCE_ERROR), while a fresh manager starts again from the clock:
+ * on a manual clock that has not moved past the nonces already used, every
+ * request of the new connection would be refused (nonce.ts).
  */
 import type { Hex } from "viem";
 import { createClient, type Client } from "../client.ts";
 import { ClientConfigError } from "../errors.ts";
 import { createMarketDirectory, type MarketDirectory } from "../markets.ts";
-import type { Clock } from "../nonce.ts";
+import type { Clock, NonceManager } from "../nonce.ts";
 import type { RandomSource, RetryPolicy, Sleep } from "../retry.ts";
 import type { ClientSigner } from "../signer.ts";
 import type { ReadTransport } from "../transport.ts";
@@ -64,6 +73,13 @@ export interface ConnectLiveAgentOptions {
   readonly exchangeId?: number;
   /** The client's clock (deadlines, nonces): default the wall clock. A manual-clock server needs its own time here. */
   readonly clock?: Clock;
+  /**
+   * The signer's nonce manager (createClient's `nonceManager`): give the
+   * previous connection's `client.nonces` when reconnecting, and one
+   * manager to every connection of one signer (see above). Default: a new
+   * one on `clock`.
+   */
+  readonly nonceManager?: NonceManager;
   /** Retry overrides, or false (createClient). */
   readonly retry?: Partial<RetryPolicy> | false;
   /** Waits between retries (default setTimeout). */
@@ -145,19 +161,29 @@ export async function connectLiveAgent(options: ConnectLiveAgentOptions): Promis
     await exec?.close();
     throw error;
   }
+  let client: Client;
+  try {
+    client = createClient({
+      transport: exec ?? httpTransport(rest),
+      signer: options.signer,
+      accountId: options.accountId,
+      markets: directory,
+      clock: options.clock ?? { now: () => Date.now() * 1_000 },
+      ...(options.signing === undefined ? {} : { signing: options.signing }),
+      ...(options.exchangeId === undefined ? {} : { exchangeId: options.exchangeId }),
+      ...(options.nonceManager === undefined ? {} : { nonceManager: options.nonceManager }),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      sleep: options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+      random: options.random ?? Math.random,
+    });
+  } catch (error) {
+    // A refused configuration (a malformed key, a bad accountId or signing config): the sockets opened above would
+    // otherwise stay open, unreachable by the caller, and keep the process alive.
+    await stream.close();
+    await exec?.close();
+    throw error;
+  }
   if (options.onStreamClose !== undefined) stream.onClose(options.onStreamClose);
-  const client = createClient({
-    transport: exec ?? httpTransport(rest),
-    signer: options.signer,
-    accountId: options.accountId,
-    markets: directory,
-    clock: options.clock ?? { now: () => Date.now() * 1_000 },
-    ...(options.signing === undefined ? {} : { signing: options.signing }),
-    ...(options.exchangeId === undefined ? {} : { exchangeId: options.exchangeId }),
-    ...(options.retry === undefined ? {} : { retry: options.retry }),
-    sleep: options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
-    random: options.random ?? Math.random,
-  });
   return Object.freeze({
     client,
     reads: httpReadTransport(rest),

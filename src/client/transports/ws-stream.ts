@@ -47,6 +47,7 @@ import WebSocket from "ws";
 import type { AgentStream, StreamHandler } from "../../sim/agent.ts";
 import type { StreamChannelData, StreamSubscribed } from "../../spec/stream-envelopes.ts";
 import { ConnectionError, SubscribeFailedError } from "../errors.ts";
+import { openWebSocket } from "../internal/open-socket.ts";
 
 /** How a stream connection ended. */
 export interface StreamClose {
@@ -85,14 +86,13 @@ function closeError(close: StreamClose): ConnectionError {
   return new ConnectionError(what, { closeCode: close.code, closeReason: close.reason });
 }
 
-/** Opens a stream connection to `url` (`ws://host:port/ws`). Rejects with ConnectionError when it cannot connect. */
+/**
+ * Opens a stream connection to `url` (`ws://host:port/ws`). Rejects with
+ * ConnectionError when it cannot connect, with `status` when the server
+ * answered the upgrade with one (429, 503: internal/open-socket.ts).
+ */
 export async function connectWsStream(url: string, options: WsStreamOptions = {}): Promise<WsStream> {
-  const socket = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", (error) => reject(new ConnectionError(`cannot open the stream connection to ${url}`, { cause: error, details: error.message })));
-  });
-  return new LiveStream(socket, options);
+  return new LiveStream(await openWebSocket(url, "stream"), options);
 }
 
 class LiveStream implements WsStream {

@@ -10,6 +10,7 @@
  * and is ignored.
  */
 import WebSocket from "ws";
+import { openWebSocket } from "../internal/open-socket.ts";
 import type { OrderEntryOperation, OrderEntryTransport, OrderEntryResponse } from "../transport.ts";
 
 export interface WsTransport extends OrderEntryTransport {
@@ -27,11 +28,10 @@ export const WS_REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
 export async function connectWsTransport(url: string, options: WsTransportOptions = {}): Promise<WsTransport> {
   const timeoutMs = options.requestTimeoutMs ?? WS_REQUEST_TIMEOUT_MS_DEFAULT;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`requestTimeoutMs ${timeoutMs} must be a positive number of milliseconds`);
-  const socket = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
+  // A failed connect is a ConnectionError (with the upgrade's HTTP status, 429 or 503, when there was one), as for the stream.
+  const socket = await openWebSocket(url, "order-entry");
+  // An error is followed by a close, which rejects what is in flight (below).
+  socket.on("error", () => undefined);
   const pending = new Map<string, { resolve: (result: OrderEntryResponse) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 0;
   socket.on("message", (data) => {
