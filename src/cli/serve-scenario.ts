@@ -51,6 +51,16 @@ export function liveScenario(scenario: Scenario, paths: ReadonlyMap<string, Pric
   let world: SimWorld | undefined;
   let host: AgentHost | undefined;
   let running = false;
+  /**
+   * False while setup stages the scenario. Staging hands inputs to the
+   * driver (the agents' accounts), and on the wall clock each moves the
+   * driver's time and calls `advance`: catching up then would move the
+   * kernel's clock past `start` before the feeds schedule their first
+   * prices there ("cannot schedule at ...": every wall-clock serve of a
+   * scenario failed so at start). The time is noted, and the first catch-up
+   * runs once the scenario is staged.
+   */
+  let staged = false;
   let target = 0;
   const live: LiveScenario = {
     config,
@@ -64,11 +74,12 @@ export function liveScenario(scenario: Scenario, paths: ReadonlyMap<string, Pric
       for (const agent of scenario.agents) host.add(agent);
       const oracle = new Oracle(scenario.prices, config.risk, rng, start, paths, { sd: scenario.oracleBasisSd ?? DEFAULT_BASIS_SD, ...(scenario.oracleBasisMean === undefined ? {} : { mean: scenario.oracleBasisMean }) });
       stageScenario(scenario, world, host, oracle, OPEN_ENDED_MICROS);
+      staged = true;
       live.advance(start);
     },
     advance(now) {
       target = Math.max(target, now);
-      if (world === undefined || host === undefined || running) return; // the agents' own inputs move time too: no re-entry
+      if (world === undefined || host === undefined || !staged || running) return; // the agents' own inputs move time too: no re-entry
       running = true;
       void catchUp(world, host).finally(() => {
         running = false;
