@@ -113,7 +113,8 @@ export async function writeFailureLog(failure: FuzzResult, seedOptions: SeedOpti
   if (!began) return undefined;
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "inputs.arrow");
-  recorder.write(path);
+  // A failure can stop its step part way: the log says how many outputs its last fingerprint covers (replay matches it).
+  recorder.write(path, { failed: !rerun.ok });
   const difference = failureDifference(failure, rerun);
   return { seed: failure.seed, path, sameFailure: difference === undefined, ...(difference === undefined ? {} : { difference }) };
 }

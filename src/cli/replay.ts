@@ -194,6 +194,10 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const until = untilMicros === undefined ? "" : ` up to ${formatMicros(untilMicros)}`;
   const cutShort = log.end === undefined || log.end.kind === "trailing" ? "" : " (of a log cut short: see the warning above)";
   console.log(`  ${result.steps.toLocaleString("en-US")} steps replayed${until} in ${seconds.toFixed(2)} s, every fingerprint matched${cutShort}`);
+  if (log.failedAfterOutputs !== undefined && result.outputs > log.failedAfterOutputs) {
+    const more = result.outputs - log.failedAfterOutputs;
+    console.log(`  the run failed inside its last step, after output ${log.failedAfterOutputs.toLocaleString("en-US")}: the replay ran the step to its end (${more.toLocaleString("en-US")} output${more === 1 ? "" : "s"} more, not fingerprinted)`);
+  }
   console.log(`  fingerprint ${result.fingerprint}`);
   if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd };
 

@@ -396,13 +396,15 @@ function show(value: number): string {
  * when it has nulls, values, offsets, indices, children). The top-level
  * nodes have the batch's length.
  */
-function checkBatch(fb: Flatbuffer, batch: BatchTable, fields: readonly FieldLayout[], version: number, bodyLength: number, what: string): void {
+function checkBatch(fb: Flatbuffer, batch: BatchTable, fields: readonly FieldLayout[], version: number, bodyLength: number, what: string): number {
   if (Number.isNaN(batch.length)) fb.fail(`${what} has a length that is negative or beyond the safe integers`);
+  let dataBytes = 0;
   for (let i = 0; i < batch.buffers.length; i++) {
     const offset = fb.int64At(batch.buffers.start + 16 * i);
     const length = fb.int64At(batch.buffers.start + 16 * i + 8);
     if (!(offset + length <= bodyLength)) fb.fail(`${what}'s buffer ${i + 1} (offset ${show(offset)}, length ${show(length)}) lies outside its body (${bodyLength} bytes)`);
     if (offset % 8 !== 0) fb.fail(`${what}'s buffer ${i + 1} (offset ${offset}) is not 8-byte aligned`);
+    dataBytes = Math.max(dataBytes, offset + length);
   }
   const cursor = { node: 0, buffer: 0, variadic: 0 };
   for (const field of fields) {
@@ -412,6 +414,7 @@ function checkBatch(fb: Flatbuffer, batch: BatchTable, fields: readonly FieldLay
   if (cursor.node !== batch.nodes.length || cursor.buffer !== batch.buffers.length) {
     fb.fail(`${what} has ${batch.nodes.length} field nodes and ${batch.buffers.length} buffers, its fields take ${cursor.node} and ${cursor.buffer}`);
   }
+  return dataBytes;
 }
 
 /** Checks the next node of `batch` (and its buffers, and its children's) for `field`; returns its length. */
@@ -480,6 +483,8 @@ export interface MessageInfo {
   readonly bodyLength: number;
   /** A schema message's layout (for the batches after it). */
   readonly schema?: SchemaLayout;
+  /** A record batch's: where its last buffer ends in its body (the rest is padding). */
+  readonly dataBytes?: number;
 }
 
 /**
@@ -500,8 +505,8 @@ export function verifyMessage(metadata: Uint8Array, schema: SchemaLayout | undef
   if (schema === undefined) fb.fail(`it is a ${kind} before any schema`);
   if (Number.isNaN(bodyLength)) return { headerType, bodyLength };
   if (headerType === HEADER_RECORD_BATCH) {
-    checkBatch(fb, batchTable(fb, header, "the record batch"), schema.fields, schema.version, bodyLength, "the record batch");
-    return { headerType, bodyLength };
+    const dataBytes = checkBatch(fb, batchTable(fb, header, "the record batch"), schema.fields, schema.version, bodyLength, "the record batch");
+    return { headerType, bodyLength, dataBytes };
   }
   const id = fb.int64(header, 0);
   const values = schema.dictionaries.get(id);
@@ -573,6 +578,19 @@ export interface StreamWalk {
   readonly markerEnd: number;
 }
 
+/** Where a stream's last complete record batch lies (walkStreamTail), for a reader that checks what a crash left of it. */
+export interface LastBatch {
+  /**
+   * The end of the complete schema or record batch message before it (-1
+   * when no record batch is complete): where the readable prefix ends if
+   * the batch is found damaged by a crash (replay.ts: its body's last pages
+   * never written).
+   */
+  readonly previousCompleteBytes: number;
+  /** Where its buffers end in the bytes (its body's padding follows), or -1. */
+  readonly dataEnd: number;
+}
+
 /** What a "damaged" walk found, for a refusal: `message 3 (at byte 1,024) cannot be read, yet ...`. */
 export function describeDamage(walk: StreamWalk): string {
   const damage = walk.damage!;
@@ -620,21 +638,29 @@ function zeros(bytes: Uint8Array, from: number): boolean {
  * throws an ArrowIpcError naming it.
  */
 export function walkStream(bytes: Uint8Array): StreamWalk {
+  return walkStreamTail(bytes).walk;
+}
+
+/** walkStream, and where the last complete record batch lies. */
+export function walkStreamTail(bytes: Uint8Array): { walk: StreamWalk; lastBatch: LastBatch } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const continued = bytes.length >= 4 && view.getInt32(0, true) === CONTINUATION;
   let at = 0;
   let index = 0;
   let completeBytes = -1;
+  let previousCompleteBytes = -1;
+  let lastBatchDataEnd = -1;
   let schema: SchemaLayout | undefined;
-  const result = (stop: StreamStop, markerEnd = -1): StreamWalk => {
+  const result = (stop: StreamStop, markerEnd = -1): { walk: StreamWalk; lastBatch: LastBatch } => {
+    const lastBatch = { previousCompleteBytes, dataEnd: lastBatchDataEnd };
     // Only after lengths no writer writes: a message with sane lengths that runs past the end is a cut, and
     // what lies after its start is its own bytes (a recorded frame may hold anything), or pages an OS crash
     // left unwritten before ones it wrote.
     if ((stop === "length" || stop === "body-length") && continued && schema !== undefined) {
       const next = nextMessageAt(bytes, view, at + 8, schema);
-      if (next >= 0) return { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next }, markerEnd: -1 };
+      if (next >= 0) return { walk: { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next }, markerEnd: -1 }, lastBatch };
     }
-    return { completeBytes, messages: index, stop, continued, damage: null, markerEnd };
+    return { walk: { completeBytes, messages: index, stop, continued, damage: null, markerEnd }, lastBatch };
   };
   while (at + 4 <= bytes.length) {
     let metaStart = at + 4;
@@ -659,13 +685,19 @@ export function walkStream(bytes: Uint8Array): StreamWalk {
       info = verifyMessage(metadata, schema);
     } catch (error) {
       if (!(error instanceof ArrowIpcError)) throw error;
-      if (zeros(bytes, metaStart)) break;
+      // Zeros from a byte of this metadata to the end of the file (its last page, and every one after it, not
+      // written: the pages of a write need not reach the disk in order) are a crash's cut, not damage.
+      if (zeros(bytes, metaEnd - 1)) break;
       throw new ArrowIpcError(`the metadata of ${messageName(index, at)} is invalid: ${error.message}`, index);
     }
     if (Number.isNaN(info.bodyLength)) return result("body-length");
     const end = metaEnd + info.bodyLength;
     if (end > bytes.length) break;
     if (info.schema !== undefined) schema = info.schema;
+    if (info.headerType === HEADER_RECORD_BATCH) {
+      previousCompleteBytes = completeBytes;
+      lastBatchDataEnd = metaEnd + (info.dataBytes ?? 0);
+    }
     if (info.headerType !== HEADER_DICTIONARY_BATCH) completeBytes = end;
     at = end;
     index++;

@@ -558,6 +558,11 @@ export class ColumnTable {
     this.schema = new Schema(columns.map((column) => column.field), metadata === undefined ? undefined : new Map(metadata));
   }
 
+  /** Sets a key of the schema's metadata (before `toIPC`): what is known only once the rows are in. */
+  setMetadata(key: string, value: string): void {
+    this.schema.metadata.set(key, value);
+  }
+
   /** Rows recorded so far. */
   get rowCount(): number {
     return this.total;

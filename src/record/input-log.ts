@@ -21,7 +21,15 @@
  *
  * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
- * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`.
+ * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`;
+ * and, only in the log of a run that failed (a fuzz seed's, written by
+ * `InputLogRecorder.write(path, { failed: true })`),
+ * `shadowbook.failedAfterOutputs`: the outputs the run's fingerprint covers.
+ * A failure may stop a step part way (an invariant fails on one of its
+ * outputs): the last fingerprint is then that of the outputs before the
+ * failure, and a replay, which runs every step to its end, fingerprints only
+ * that many outputs, so that it matches the failing run instead of
+ * diverging at its last step.
  * A fingerprint on every step lets a replay name the exact step where it
  * diverges; the prefix keeps that to 16 bytes a step.
  *
@@ -44,6 +52,8 @@ export const INPUT_LOG_FORMAT = "input-log/1";
 export const FINGERPRINT_PREFIX_DIGITS = 16;
 export const FULL_FINGERPRINT_EVERY = 10_000;
 export const INPUT_KINDS = ["request", "prices", "admin", "fault", "advance"] as const;
+/** Schema metadata of a failed run's log: the outputs its fingerprint covers (see above). */
+export const FAILED_AFTER_OUTPUTS_KEY = "shadowbook.failedAfterOutputs";
 
 /** JSON with bigints as {"$bigint": "<decimal>"} (the signing config's chain id is one). */
 export function configToJson(config: ExchangeConfig): string {
@@ -193,10 +203,15 @@ export class InputLogRecorder implements RunObserver {
     this.open = false;
   }
 
-  /** Writes the log (call once, after the run). */
-  write(path: string): void {
+  /**
+   * Writes the log (call once, after the run). `failed`: the run stopped on a
+   * failure, perhaps inside its last step; the log then says how many
+   * outputs its last fingerprint covers (FAILED_AFTER_OUTPUTS_KEY).
+   */
+  write(path: string, options: { readonly failed?: boolean } = {}): void {
     if (this.table === undefined) throw new Error("InputLogRecorder.write before the run began");
     this.closeStep(true);
+    if (options.failed === true) this.table.setMetadata(FAILED_AFTER_OUTPUTS_KEY, String(this.world!.fingerprint.count));
     writeFileSync(path, this.table.toIPC());
   }
 }

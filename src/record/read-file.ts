@@ -18,9 +18,18 @@ export function fileReadProblem(error: unknown): string {
     case "EACCES":
     case "EPERM":
       return "cannot be read: permission denied";
+    case "ERR_FS_FILE_TOO_LARGE":
+      // Node reads at most 2 GiB into one Buffer; these readers hold the whole file (a long recorded session can pass it).
+      return `is too large to read: ${sizeOf(error)}more than the 2 GiB a file read whole can hold`;
     default:
       return `cannot be read: ${code ?? (error as Error).message}`;
   }
+}
+
+/** "3,221,225,472 bytes, " from Node's "File size (3221225472) is greater than 2 GiB", or "" when the message does not say. */
+function sizeOf(error: unknown): string {
+  const size = /\((\d+)\)/.exec((error as Error).message ?? "")?.[1];
+  return size === undefined ? "" : `${Number(size).toLocaleString("en-US")} bytes, `;
 }
 
 /** The file's bytes, or the error `refuse` makes of what went wrong (fileReadProblem). */

@@ -25,8 +25,8 @@ import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatc
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStream, type StreamWalk } from "./arrow-files.ts";
-import { configFromJson, configOutlineProblem, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStreamTail, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
@@ -73,6 +73,11 @@ export interface InputLog {
   readonly steps: readonly LoggedStep[];
   /** Set when the log's bytes do not end as a closed log's do (describeLogEnd says how); its steps are those read. */
   readonly end?: LogEnd;
+  /**
+   * Set in the log of a run that failed (input-log.ts FAILED_AFTER_OUTPUTS_KEY):
+   * the outputs its last fingerprint covers. A replay fingerprints no more.
+   */
+  readonly failedAfterOutputs?: number;
 }
 
 /**
@@ -101,6 +106,8 @@ export interface ReplayResult {
   readonly fingerprint: string;
   /** The first step whose fingerprint differs, with both; undefined when every step matched. */
   readonly divergence?: { readonly step: LoggedStep; readonly replayed: string };
+  /** The outputs the replayed steps made (more than `failedAfterOutputs` when the failing run stopped inside its last step). */
+  readonly outputs: number;
 }
 
 /** A log that cannot be read or replayed; the message names the file and what is wrong with it. */
@@ -150,8 +157,9 @@ function readLogTable(path: string): { table: Table; end?: LogEnd } {
     }
   }
   let walk: StreamWalk;
+  let lastBatch: LastBatch;
   try {
-    walk = walkStream(bytes);
+    ({ walk, lastBatch } = walkStreamTail(bytes));
   } catch (error) {
     return corrupt(error);
   }
@@ -164,21 +172,40 @@ function readLogTable(path: string): { table: Table; end?: LogEnd } {
     throw new InputLogError(`${named(path)} is not an Arrow IPC stream or file`);
   }
   // The complete messages (a batch cut short by a crash is left out), all verified.
+  const readTo = unwrittenTail(bytes, walk, lastBatch) ? lastBatch.previousCompleteBytes : walk.completeBytes;
   const batches: RecordBatch[] = [];
   try {
-    const reader = RecordBatchStreamReader.from(bytes.subarray(0, walk.completeBytes)).open();
+    const reader = RecordBatchStreamReader.from(bytes.subarray(0, readTo)).open();
     for (const batch of reader) batches.push(batch);
-    const end = streamEnd(bytes, walk);
+    const end = streamEnd(bytes, walk, readTo);
     return { table: new Table(reader.schema, batches), ...(end === undefined ? {} : { end }) };
   } catch (error) {
     throw new InputLogError(`${named(path)} is corrupt: record batch ${batches.length + 1} cannot be read`, { cause: error });
   }
 }
 
-/** How a stream read up to `walk.completeBytes` ends, when not as a closed log's does. */
-function streamEnd(bytes: Uint8Array, walk: StreamWalk): LogEnd | undefined {
+/**
+ * Whether the zeros that end a stream that was not closed reach into the
+ * buffers of its last complete record batch: the last pages of the commit a
+ * crash cut short never reached the disk (the pages of a write need not
+ * reach it in order, and the file's length may cover them), though its
+ * lengths did. An input log's batch cannot end so: its last buffer is the
+ * fingerprint column's text, ending with the last step's fingerprint, hex
+ * digits (only the padding after it is zeros). The batch is then cut, as one
+ * whose lengths ran past the end would be (its steps were never durable, so
+ * never answered with --durability sync).
+ */
+function unwrittenTail(bytes: Uint8Array, walk: StreamWalk, lastBatch: LastBatch): boolean {
+  if (walk.stop === "end-of-stream" || lastBatch.previousCompleteBytes < 0) return false;
+  let zerosFrom = bytes.length;
+  while (zerosFrom > 0 && bytes[zerosFrom - 1] === 0) zerosFrom--;
+  return zerosFrom < lastBatch.dataEnd;
+}
+
+/** How a stream read up to `readTo` (its complete batches) ends, when not as a closed log's does. */
+function streamEnd(bytes: Uint8Array, walk: StreamWalk, readTo: number): LogEnd | undefined {
   const fileBytes = bytes.length;
-  if (walk.stop !== "end-of-stream") return { kind: walk.completeBytes < fileBytes ? "cut" : "unclosed", fileBytes, readBytes: walk.completeBytes };
+  if (walk.stop !== "end-of-stream") return { kind: readTo < fileBytes ? "cut" : "unclosed", fileBytes, readBytes: readTo };
   if (walk.markerEnd >= fileBytes) return undefined;
   // Zeros after a "marker" are what a crash leaves of a message whose first bytes alone reached the disk: a cut.
   if (bytes.subarray(walk.markerEnd).every((byte) => byte === 0)) return { kind: "cut", fileBytes, readBytes: walk.completeBytes };
@@ -232,6 +259,7 @@ export function readInputLog(path: string): InputLog {
   const startMicros = integer("shadowbook.startMicros");
   const signatures = need("shadowbook.signatures");
   const configJson = need("shadowbook.config");
+  const failedAfterOutputs = meta.has(FAILED_AFTER_OUTPUTS_KEY) ? integer(FAILED_AFTER_OUTPUTS_KEY) : undefined;
   let config: unknown;
   try {
     config = configFromJson(configJson);
@@ -269,7 +297,17 @@ export function readInputLog(path: string): InputLog {
     if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
     throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
   }
-  return { path, scenario, seed, startMicros, signatures, configJson, steps, ...(end === undefined ? {} : { end }) };
+  return {
+    path,
+    scenario,
+    seed,
+    startMicros,
+    signatures,
+    configJson,
+    steps,
+    ...(end === undefined ? {} : { end }),
+    ...(failedAfterOutputs === undefined ? {} : { failedAfterOutputs }),
+  };
 }
 
 /**
@@ -287,12 +325,21 @@ function exchangeOf(log: InputLog): Exchange {
   }
 }
 
-/** Replays `log` (up to `untilMicros`, inclusive, when given) and compares every step's fingerprint. */
+/**
+ * Replays `log` (up to `untilMicros`, inclusive, when given) and compares
+ * every step's fingerprint. The log of a failed run (`failedAfterOutputs`)
+ * is fingerprinted up to its failure: the step it failed in runs to its end,
+ * its outputs after the failure are counted but not hashed.
+ */
 export function replayInputLog(log: InputLog, options: { untilMicros?: number; steps?: readonly LoggedStep[] } = {}): ReplayResult & { exchange: Exchange } {
   const exchange = exchangeOf(log);
   const fingerprint = new Fingerprint();
+  const hashed = log.failedAfterOutputs ?? Infinity;
+  let outputs = 0;
   // Detached at the end: the Exchange may go on (replay --serve) without hashing what follows.
-  const detach = exchange.subscribe((output) => fingerprint.update(output));
+  const detach = exchange.subscribe((output) => {
+    if (outputs++ < hashed) fingerprint.update(output);
+  });
   const steps = options.steps ?? log.steps;
   let replayed = 0;
   let digest = fingerprint.digest();
@@ -304,9 +351,9 @@ export function replayInputLog(log: InputLog, options: { untilMicros?: number; s
       else exchange.handle(step.input, step.timeMicros);
       replayed++;
       digest = fingerprint.digest();
-      if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, exchange };
+      if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, outputs, exchange };
     }
-    return { steps: replayed, fingerprint: digest, exchange };
+    return { steps: replayed, fingerprint: digest, outputs, exchange };
   } catch (error) {
     const current = steps[replayed];
     if (current === undefined) throw error;
