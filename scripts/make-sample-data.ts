@@ -10,11 +10,7 @@
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import scenario from "../scenarios/default.ts";
-import { recordScenarioMarketData } from "../src/record/md-sim-recorder.ts";
-
-/** Simulated seconds of the shipped sample: chosen to keep the file a few MB. */
-export const SAMPLE_DURATION_SECONDS = 900;
-export const SAMPLE_PATH = "data/default-sample.arrow";
+import { recordScenarioMarketData, SAMPLE_DURATION_SECONDS, SAMPLE_PATH } from "../src/record/md-sim-recorder.ts";
 
 const { values } = parseArgs({
   options: {

@@ -94,6 +94,15 @@ export class MdSimRecorder implements RunObserver, StreamReceiver {
   }
 }
 
+/**
+ * The shipped sample (data/default-sample.arrow, `npm run sample-data`): the
+ * default scenario's market data over this many simulated seconds, chosen
+ * to keep the file a few MB. test/record/sample-data.test.ts holds the file
+ * to what the current code makes.
+ */
+export const SAMPLE_DURATION_SECONDS = 900;
+export const SAMPLE_PATH = "data/default-sample.arrow";
+
 export interface RecordScenarioOptions extends MdSimRecorderOptions {
   seed?: number;
   durationSeconds?: number;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import scenario from "../../scenarios/default.ts";
 import { readMdRecording, type MdRecording } from "../../src/record/md-recording.ts";
-import { recordScenarioMarketData } from "../../src/record/md-sim-recorder.ts";
+import { recordScenarioMarketData, SAMPLE_DURATION_SECONDS, SAMPLE_PATH } from "../../src/record/md-sim-recorder.ts";
 import { parseChannel } from "../../src/spec/channel-parse.ts";
 import { CHANNELS } from "../../src/spec/channels.ts";
 import { StreamChannelData, StreamSubscribed } from "../../src/spec/stream-envelopes.ts";
@@ -109,7 +109,16 @@ describe("a market-data recording of the default scenario", () => {
 });
 
 describe("data/default-sample.arrow", () => {
-  const path = join(import.meta.dirname, "../../data/default-sample.arrow");
+  const path = join(import.meta.dirname, "../..", SAMPLE_PATH);
+
+  it("is what `npm run sample-data` makes with this code, byte for byte", async () => {
+    const made = join(dir, "sample.arrow");
+    await recordScenarioMarketData(scenario, made, { durationSeconds: SAMPLE_DURATION_SECONDS });
+    const same = Buffer.compare(readFileSync(made), readFileSync(path)) === 0;
+    // A change to the default scenario's behaviour changes the sample: regenerate it, and paste the README's
+    // replay backtest output (scenarios/replay-market-maker.ts) and md-replay bench line again.
+    expect(same, "data/default-sample.arrow is stale: run `npm run sample-data`, then update the README's replay backtest output").toBe(true);
+  }, 60_000);
 
   it("reads with the expected channels, covers its simulated span, and stays a few MB", () => {
     expect(statSync(path).size).toBeLessThanOrEqual(5_000_000);
