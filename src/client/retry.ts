@@ -8,6 +8,14 @@
  *   "Recovery"). Without retryAfterMs the floor is `baseDelayMs`.
  * - UNAVAILABLE_MATCHING_ENGINE_ERROR, UNAVAILABLE_ACCOUNT_OWNER_ERROR:
  *   transient (spec 7.3), retried after the jitter alone.
+ * - INVALID_NONCE_ERROR, only when the refused nonce was overtaken: this
+ *   client handed out a higher nonce since (`nonceOvertaken`), so a later
+ *   request may have reached the service first and raised the signer's
+ *   counter past it (concurrent REST requests travel on separate
+ *   connections, and their order of arrival is not their order of
+ *   signing). Retried after the jitter alone, re-signed with a fresh nonce.
+ *   A refusal of the newest nonce (another program using the signer, a
+ *   nonce manager that started too low) is final.
  * Every other code, and every code this SDK does not know, is final.
  *
  * Jitter is "full jitter" over a capped exponential backoff: after the n-th
@@ -103,10 +111,11 @@ export function backoffCapMs(policy: RetryPolicy, attempt: number): number {
 /**
  * How long to wait before attempt `attempt + 1`, after attempt `attempt`
  * (1-based) failed with `error`; undefined when it must not be retried.
- * Draws one uniform, only when it retries.
+ * `nonceOvertaken`: the attempt's nonce is below one the client handed out
+ * since (see above). Draws one uniform, only when it retries.
  */
-export function retryDelayMs(policy: RetryPolicy, error: TolerantRequestError, attempt: number, random: () => number): number | undefined {
-  if (!isRetryableError(error.error)) return undefined;
+export function retryDelayMs(policy: RetryPolicy, error: TolerantRequestError, attempt: number, random: () => number, nonceOvertaken = false): number | undefined {
+  if (!isRetryableError(error.error) && !(nonceOvertaken && error.error === "INVALID_NONCE_ERROR")) return undefined;
   if (attempt >= policy.maxAttempts) return undefined;
   let floorMs = 0;
   if (error.error === "RATE_LIMITED_ERROR") {

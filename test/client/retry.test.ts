@@ -106,6 +106,50 @@ describe("retry of transient errors", () => {
   });
 });
 
+/**
+ * A service's nonce check (spec 7.3: a nonce not above the highest accepted is refused) behind a transport
+ * whose first request is slow on its connection: the second, signed later with a higher nonce, arrives first.
+ */
+function reorderingService(): { respond: Responder; accepted: bigint[] } {
+  let highest = 0n;
+  const accepted: bigint[] = [];
+  let releaseFirst: () => void = () => undefined;
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+  const respond: Responder = async (operation, body, index) => {
+    if (index === 0) await firstHeld;
+    const nonce = BigInt(body["nonce"] as string);
+    if (index === 1) releaseFirst();
+    if (nonce <= highest) return { ok: false, error: { error: "INVALID_NONCE_ERROR", message: `nonce ${nonce} is not greater than the last accepted nonce ${highest}` } };
+    highest = nonce;
+    accepted.push(nonce);
+    return succeed(operation, body, index);
+  };
+  return { respond, accepted };
+}
+
+describe("retry of INVALID_NONCE_ERROR", () => {
+  it("retries a nonce a later request of the client overtook, re-signed with a fresh nonce: both requests go through", async () => {
+    const service = reorderingService();
+    const { client, transport, waits } = retryingClient(service.respond);
+    const [first, second] = await Promise.all([client.createOrder(GTC), client.cancelAll()]);
+    expect(first.orderId).toBeDefined();
+    expect(second).toBeDefined();
+    expect(transport.calls.map((call) => call.operation)).toEqual(["createOrder", "cancelAll", "createOrder"]);
+    const nonces = [0, 1, 2].map((index) => BigInt(transport.body(index)["nonce"] as string));
+    expect(service.accepted).toEqual([nonces[1], nonces[2]]);
+    expect(nonces[2]).toBeGreaterThan(nonces[1]!);
+    // The jitter alone: floor(0.5 * (250 + 1)).
+    expect(waits).toEqual([125]);
+  });
+
+  it("does not retry a refusal of the newest nonce it handed out (the signer's counter is ahead of this client)", async () => {
+    const { client, transport, waits } = retryingClient(failing({ error: "INVALID_NONCE_ERROR", message: "nonce 5 is not greater than the last accepted nonce 9" }));
+    await expect(client.createOrder(GTC)).rejects.toMatchObject({ code: "INVALID_NONCE_ERROR", attempts: 1 });
+    expect(transport.calls).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+});
+
 describe("what is never retried", () => {
   it("never retries INPUT_VALIDATION_ERROR", async () => {
     const { client, transport, waits } = retryingClient(failing({ error: "INPUT_VALIDATION_ERROR", message: "qty is required" }));
@@ -193,12 +237,16 @@ describe("retryDelayMs", () => {
     );
   });
 
-  it("retries exactly the three documented codes", () => {
+  it("retries exactly the three documented codes (and INVALID_NONCE_ERROR only when overtaken)", () => {
     expect(isRetryableError("RATE_LIMITED_ERROR")).toBe(true);
     expect(isRetryableError("UNAVAILABLE_MATCHING_ENGINE_ERROR")).toBe(true);
     expect(isRetryableError("UNAVAILABLE_ACCOUNT_OWNER_ERROR")).toBe(true);
     for (const code of ["INPUT_VALIDATION_ERROR", "INVALID_NONCE_ERROR", "NO_PRICES_FOUND_FOR_SYMBOL_ERROR", "CAPACITY_LIMITED_ERROR", "X"]) {
       expect(isRetryableError(code)).toBe(false);
     }
+    const refused = { error: "INVALID_NONCE_ERROR", message: "" };
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, refused, 1, () => 0.5)).toBeUndefined();
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, refused, 1, () => 0.5, true)).toBe(125);
+    expect(retryDelayMs(DEFAULT_RETRY_POLICY, { error: "INPUT_VALIDATION_ERROR", message: "" }, 1, () => 0.5, true)).toBeUndefined();
   });
 });

@@ -144,9 +144,8 @@ function transmit<Op extends OrderEntryOperation>(client: ClientContext, operati
 }
 
 /** Signs and hands over one attempt; synchronous up to `transport.request` when the signer is. */
-function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<OrderEntryResponse> {
+function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>, nonce: string): Promise<OrderEntryResponse> {
   const nowMicros = client.clock.now();
-  const nonce = client.nonces.next();
   const body = plan.body({ nowMicros, nonce });
   // A fixed signature (signer.ts): the message is not built, the signer not called.
   let signing: Hex | Promise<Hex> | undefined = client.signer.fixedSignature;
@@ -200,7 +199,8 @@ function sendAttempt<Op extends OrderEntryOperation, Result>(client: ClientConte
 /** Runs a plan to its decoded result, retrying as the client's policy allows; throws the errors of errors.ts. */
 export async function send<Op extends OrderEntryOperation, Result>(client: ClientContext, plan: RequestPlan<Op, Result>): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
-    const response = await sendAttempt(client, plan);
+    const nonce = client.nonces.next();
+    const response = await sendAttempt(client, plan, nonce);
     // A `typed` answer (transport.ts: an in-process Exchange's) is already of its type: it is not decoded.
     if (response.ok) {
       if (response.typed === true) return response.payload as Result;
@@ -217,7 +217,9 @@ export async function send<Op extends OrderEntryOperation, Result>(client: Clien
       error = decoded.value;
     }
     const retry = client.retry;
-    const delayMs = retry === undefined ? undefined : retryDelayMs(retry.policy, error, attempt, retry.random);
+    // A nonce refused after a later one of ours was handed out may have lost a race to it (retry.ts).
+    const nonceOvertaken = error.error === "INVALID_NONCE_ERROR" && client.nonces.last! > BigInt(nonce);
+    const delayMs = retry === undefined ? undefined : retryDelayMs(retry.policy, error, attempt, retry.random, nonceOvertaken);
     if (retry === undefined || delayMs === undefined) throw new RequestFailedError(plan.operation, error, attempt);
     await retry.sleep(delayMs);
   }
