@@ -205,3 +205,26 @@ describe("REST order entry answered HTTP 500 (spec 7.1 ServerError)", () => {
     expect(cause).toMatchObject({ status: 500, details: "INTERNAL_SERVER_ERROR: matching engine crashed mid-request" });
   });
 });
+
+describe("an /exec connection the server closes (spec 6.3 codes)", () => {
+  it("rejects the request in flight, and every later one, with a ConnectionError naming the close code", async () => {
+    const { WebSocketServer } = await import("ws");
+    const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    // Closes with 1012 (a resync) on the first frame, without answering it.
+    server.on("connection", (socket) => socket.once("message", () => socket.close(1012, "resync")));
+    try {
+      const { port } = server.address() as { port: number };
+      const transport = await connectWsTransport(`ws://127.0.0.1:${port}/exec`);
+      const inFlight = await transport.request("createOrder", {}).catch((error: unknown) => error);
+      expect(inFlight).toBeInstanceOf(ConnectionError);
+      expect(inFlight).toMatchObject({ closeCode: 1012, closeReason: "resync" });
+      expect((inFlight as Error).message).toMatch(/closed with 1012 \(resync\) with the request in flight/);
+      const later = await transport.request("cancelAll", {}).catch((error: unknown) => error);
+      expect(later).toMatchObject({ closeCode: 1012 });
+      expect((later as Error).message).toMatch(/it was not sent/);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -10,6 +10,7 @@
  * and is ignored.
  */
 import WebSocket from "ws";
+import { ConnectionError } from "../errors.ts";
 import { openWebSocket } from "../internal/open-socket.ts";
 import type { OrderEntryOperation, OrderEntryTransport, OrderEntryResponse } from "../transport.ts";
 
@@ -51,15 +52,24 @@ export async function connectWsTransport(url: string, options: WsTransportOption
     if (frame.type === "error") waiter.reject(new Error(`order entry refused the frame: ${JSON.stringify(frame.error)}`));
     else waiter.resolve(frame.ok === true ? { ok: true, payload: frame.payload } : { ok: false, error: frame.error });
   });
-  socket.on("close", () => {
+  /** How the connection closed (spec 6.3: 1013, 1012, 1001; 1006 lost), once it has: in-flight and later requests name it. */
+  let closed: { code: number; reason: string } | undefined;
+  const closedError = (what: string): ConnectionError => {
+    const { code, reason } = closed!;
+    return new ConnectionError(`the order-entry connection closed with ${code}${reason === "" ? "" : ` (${reason})`} ${what}`, { closeCode: code, closeReason: reason });
+  };
+  socket.on("close", (code, reason) => {
+    closed = { code, reason: reason.toString() };
     for (const waiter of pending.values()) {
       clearTimeout(waiter.timer);
-      waiter.reject(new Error("connection closed with the request in flight"));
+      waiter.reject(closedError("with the request in flight: its outcome is unknown"));
     }
     pending.clear();
   });
   return {
     request(operation: OrderEntryOperation, body: unknown): Promise<OrderEntryResponse> {
+      // Not sent at all (the client still reports the transport's failure; the cause says it never left).
+      if (closed !== undefined) return Promise.reject(closedError("before the request: it was not sent"));
       const id = String(++nextId);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
