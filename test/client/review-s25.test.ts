@@ -216,11 +216,11 @@ describe("an /exec connection the server closes (spec 6.3 codes)", () => {
     try {
       const { port } = server.address() as { port: number };
       const transport = await connectWsTransport(`ws://127.0.0.1:${port}/exec`);
-      const inFlight = await transport.request("createOrder", {}).catch((error: unknown) => error);
+      const inFlight = await transport.request("createOrder", {} as never).catch((error: unknown) => error);
       expect(inFlight).toBeInstanceOf(ConnectionError);
       expect(inFlight).toMatchObject({ closeCode: 1012, closeReason: "resync" });
       expect((inFlight as Error).message).toMatch(/closed with 1012 \(resync\) with the request in flight/);
-      const later = await transport.request("cancelAll", {}).catch((error: unknown) => error);
+      const later = await transport.request("cancelAll", {} as never).catch((error: unknown) => error);
       expect(later).toMatchObject({ closeCode: 1012 });
       expect((later as Error).message).toMatch(/it was not sent/);
     } finally {
