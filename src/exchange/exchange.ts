@@ -95,8 +95,10 @@ export class Exchange {
   private readonly liquidationListeners: ((outcome: LiquidationOutcome) => void)[] = [];
   private readonly perpSequence = new SequenceCounter();
   private readonly riskFillIds = new IdGenerator(RISK_FILL_ID_START);
-  /** Signature deadline (Unix s) each live order was last signed with. */
+  /** Signature deadline (Unix s) each resting order was last signed with. */
   private readonly orderDeadlines = new ShardedMap<number>();
+  /** The signature deadline of the order command the engine runs now, the taker of its fills (GatewayDeps.commandDeadline). */
+  private commandDeadlineSec: number | undefined;
   /** What the risk layer counts of each resting order: kept equal to the book. */
   private readonly restingMirror = new ShardedMap<{ priceTicks: number; remainingLots: number }>();
   private readonly nextAccountId: { value: number };
@@ -168,6 +170,7 @@ export class Exchange {
       signing: config.signing,
       context: this.validationContext,
       noteOrderDeadline: (orderId, deadlineSec) => this.orderDeadlines.set(orderId, deadlineSec),
+      commandDeadline: (deadlineSec) => (this.commandDeadlineSec = deadlineSec),
     });
     this.risk.createWallet(this.poolWallet());
     this.risk.createAccount(config.risk.poolAccountId, this.poolWallet());
@@ -336,7 +339,8 @@ export class Exchange {
     const match: PendingMatch = {
       fill,
       market: this.engine.market(fill.marketId)!,
-      takerDeadlineSec: this.orderDeadlines.get(fill.takerOrderId) ?? Number.MAX_SAFE_INTEGER,
+      // A signed command's taker: its signature's deadline; a fired stop's child or a liquidation: the stop's, or none.
+      takerDeadlineSec: this.commandDeadlineSec ?? this.orderDeadlines.get(fill.takerOrderId) ?? Number.MAX_SAFE_INTEGER,
       makerDeadlineSec: this.orderDeadlines.get(fill.makerOrderId) ?? Number.MAX_SAFE_INTEGER,
       takerRemovedInRound: false,
     };

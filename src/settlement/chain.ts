@@ -74,6 +74,11 @@ export function validateChainConfig(config: ChainConfig): void {
   assert(config.settlementLatencyMinMicros >= 0, "settlementLatencyMinMicros must be non-negative");
   assert(config.settlementLatencyMaxMicros >= config.settlementLatencyMinMicros, "settlementLatencyMaxMicros must be at least the minimum");
   assert(config.bustProbability >= 0 && config.bustProbability <= 1, "bustProbability must be in [0, 1]");
+  // Times are whole microseconds (safe integers): a fraction or a number past 2^53 threw later, in a block's timer or in
+  // the engine's fill sink (rng.int, the scheduler); an infinite latency left every match pending, never settled nor busted.
+  for (const key of ["blockIntervalMicros", "blockJitterMicros", "settlementLatencyMinMicros", "settlementLatencyMaxMicros"] as const) {
+    assert(Number.isSafeInteger(config[key]), `${key} must be a whole number of microseconds (a safe integer), got ${config[key]}`);
+  }
 }
 
 export class Chain<M> {
@@ -128,9 +133,15 @@ export class Chain<M> {
     this.bustNextReason = reason;
   }
 
-  /** No block is produced before `untilMicros`; the first one after it settles the backlog. */
+  /**
+   * No block is produced before `untilMicros`; the first one after it settles the backlog. A fraction of a
+   * microsecond (a fault of 1000 / 3 ms) is rounded up: blocks stay on whole microseconds, the scheduler's unit
+   * (the simulator refused the fractional block time, the manual scheduler ran the exchange on it).
+   */
   delayBlocksUntil(untilMicros: Micros): void {
-    this.delayedUntil = Math.max(this.delayedUntil, untilMicros);
+    const until = Math.ceil(untilMicros);
+    assert(Number.isSafeInteger(until), `delayBlocksUntil ${untilMicros} must be a safe integer of microseconds`);
+    this.delayedUntil = Math.max(this.delayedUntil, until);
   }
 
   setBustProbability(probability: number): void {

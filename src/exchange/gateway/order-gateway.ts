@@ -68,8 +68,17 @@ export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly signing: SigningConfig;
   readonly context: ValidationContext;
-  /** Remembers the signature deadline an order was last signed with (settlement checks it). */
+  /** Remembers the signature deadline a resting order was last signed with (settlement checks its fills as maker against it). */
   noteOrderDeadline(orderId: string, deadlineSec: number): void;
+  /**
+   * The signature deadline of the create or modify the engine is about to
+   * run, undefined once it has: every fill the command makes has the
+   * command's order as taker, and settlement checks it against this
+   * deadline (spec 2.16 stale signature), a modify's own and not the one it
+   * replaced. The order's id is known only after the engine answers, too
+   * late for the fills of its own round.
+   */
+  commandDeadline(deadlineSec: number | undefined): void;
 }
 
 type Stage = RequestError | null;
@@ -292,16 +301,20 @@ export class OrderGateway {
     if (market !== null) return { ok: false, error: market };
 
     let result: EngineResult<Parameters<typeof orderResponse>[0]>;
-    if (value.operation === "createOrder") {
-      result = engine.createOrder(command);
-    } else {
+    if (value.operation === "modifyOrder") {
       const risk = this.checkModifyRisk(value, grid.value, now);
       if (risk !== null) return { ok: false, error: risk };
-      result = engine.modifyOrder({ ...command, ...modifyLookup(value) });
+    }
+    this.deps.commandDeadline(value.deadline);
+    try {
+      result = value.operation === "createOrder" ? engine.createOrder(command) : engine.modifyOrder({ ...command, ...modifyLookup(value) });
+    } finally {
+      this.deps.commandDeadline(undefined);
     }
     if (!result.ok) return fromEngine(result.error);
     if (!owner.assigned) this.assignOwnerId(signer, owner.id);
-    this.deps.noteOrderDeadline(result.orderId, value.deadline);
+    // Only an order that rests can be a maker later; one that ended keeps no deadline (its final row already went by).
+    if (result.status === "OPEN") this.deps.noteOrderDeadline(result.orderId, value.deadline);
     return { ok: true, payload: orderResponse(result, engine.market(value.market.marketId)!) };
   }
 
