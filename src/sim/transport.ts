@@ -30,6 +30,7 @@
  * Promises settle inside kernel events; the world's `pendingContinuations`
  * flag tells the runner to let their continuations run before time moves.
  */
+import { ConnectionError, SubscribeFailedError } from "../client/errors.ts";
 import { CursorError } from "../core/cursor.ts";
 import { RequestFailedError } from "../client/errors.ts";
 import type {
@@ -91,11 +92,6 @@ export interface AgentRuntime {
   invoke(what: string, body: () => unknown): void;
   /** A promise was settled inside this event: its continuations must run before time moves. */
   settled(): void;
-}
-
-/** A stream or transport failure, as a client library would report it. */
-export class ConnectionError extends Error {
-  override readonly name = "ConnectionError";
 }
 
 export interface ConnectionOptions {
@@ -370,7 +366,8 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
           }
           this.handlers.delete(channel);
           for (const name of answer.dropped) this.handlers.delete(name);
-          reject(new ConnectionError(answer.error));
+          // As the live stream refuses it (client/transports/ws-stream.ts): an agent's `instanceof` works in both.
+          reject(new SubscribeFailedError(channel, answer.error));
         });
       });
     });
