@@ -333,6 +333,7 @@ describe("reads: the same answers as the in-process reads", () => {
     expect((error as Error).message).toBe("Invalid channel name");
     const simError = await simRead((c) => c.subscribe("/v2/market/NOPEPERP/depth", () => undefined)).catch((failure: unknown) => failure);
     expect((simError as Error).message).toBe((error as Error).message);
+    expect(simError).toBeInstanceOf(SubscribeFailedError);
 
     const depth = `/v2/market/${ETH}/depth`;
     const before = got.get(depth)!.length;
