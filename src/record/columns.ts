@@ -14,10 +14,14 @@
  * - `binary`: Binary (raw bytes, e.g. a frame exactly as received); null allowed;
  * - `dict`: Dictionary<Int32, Utf8> for low-cardinality text (symbols, agent
  *   names, enums). The vocabulary is seeded with the known values (the
- *   run's markets and agents, the spec's enums) so that every batch shares
- *   one dictionary; an unexpected value is appended and written as an Arrow
- *   dictionary delta (valid IPC, read by apache-arrow; some readers of the
- *   file format refuse deltas, hence the seeding).
+ *   run's markets and agents, the spec's enums) so that codes are the same
+ *   in every file and run; an unexpected value is appended. A batch cut
+ *   after such a value arrived carries it as an Arrow dictionary delta,
+ *   which a stream writer (live input log, market-data recording) writes
+ *   as is; a ColumnTable, whose batches stay in memory until `toIPC()`,
+ *   writes the whole vocabulary once instead, because some readers of the
+ *   file format refuse deltas (polars: "delta dictionary batches not
+ *   supported").
  *
  * A table (`ColumnTable`) owns its columns, counts rows (`endRow()` after a
  * row's values were pushed, one per column) and keeps the sealed batches
@@ -504,6 +508,17 @@ export class DictColumn implements Column {
     this.indices[this.length++] = 0;
   }
 
+  /**
+   * The whole vocabulary as one dictionary, for a writer that holds every
+   * batch before it writes (ColumnTable.toIPC): undefined when no value was
+   * added after the first cut (the batches already share one dictionary).
+   * Codes only ever grow, so every batch's indices read the same in it.
+   */
+  wholeDictionary(): Vector<Utf8> | undefined {
+    if (this.chunks.length <= 1 && this.vocabulary.length <= this.covered) return undefined;
+    return new Vector([utf8Data(this.vocabulary)]);
+  }
+
   cut(): Data {
     if (this.vocabulary.length > this.covered || this.chunks.length === 0) {
       this.chunks.push(utf8Data(this.vocabulary.slice(this.covered)));
@@ -588,13 +603,29 @@ export class ColumnTable {
     this.batches.push(new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children })));
   }
 
-  /** The Arrow IPC file bytes of every row recorded (an empty table keeps its schema). */
+  /**
+   * The Arrow IPC file bytes of every row recorded (an empty table keeps its
+   * schema). A dictionary that grew after the first batch is written once,
+   * whole, for every batch (no delta dictionary batches: see the header).
+   */
   toIPC(): Uint8Array {
     this.seal();
+    const wholes = this.columns.map((column) => (column instanceof DictColumn ? column.wholeDictionary() : undefined));
+    const batches = wholes.some((whole) => whole !== undefined) ? this.batches.map((batch) => this.withDictionaries(batch, wholes)) : this.batches;
     const writer = new RecordBatchFileWriter();
     writer.reset(undefined, this.schema);
-    for (const batch of this.batches) writer.write(batch);
+    for (const batch of batches) writer.write(batch);
     writer.finish();
     return writer.toUint8Array(true);
+  }
+
+  /** `batch` with the given dictionaries in place of its own (one shared Vector per column, so the writer writes each once). */
+  private withDictionaries(batch: RecordBatch, wholes: readonly (Vector<Utf8> | undefined)[]): RecordBatch {
+    const children = batch.data.children.map((child, i) => {
+      const dictionary = wholes[i];
+      if (dictionary === undefined) return child;
+      return makeData({ type: child.type as Dictionary<Utf8, Int32>, length: child.length, data: child.values as Int32Array, nullBitmap: child.nullBitmap, nullCount: child.nullCount, dictionary });
+    });
+    return new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length: batch.numRows, nullCount: 0, children }));
   }
 }

@@ -29,26 +29,37 @@
  * executions.arrow: one row per settled execution, perp and spot, every
  *   type (ORDER_MATCH, LIQUIDATION, ADL, MARKET_CLOSE), in output order.
  *   time, symbol, market ("perp" | "spot"), type, fillId, sequenceNumber,
- *   side (taker side, "B" | "A"), price, qty, notional (price x qty, quote
- *   units), takerAccountId, takerAgent, takerOrderId, makerAccountId,
- *   makerAgent, makerOrderId (maker fields null on ADL and MARKET_CLOSE),
- *   feeAsset (settlement asset for perps, quote asset for spot), takerFee,
- *   takerRebateCredit, protocolFeeCredit, referrerFeeCredit, poolFeeCredit,
- *   makerFee, takerRealizedPnl, makerRealizedPnl, takerFundingPnl,
- *   makerFundingPnl (null when absent from the record).
+ *   side (taker side, "B" | "A"), price (quote per base unit), qty (base
+ *   units), notional (price x qty, quote units: the double nearest the
+ *   exact product), takerAccountId, takerAgent, takerOrderId,
+ *   makerAccountId, makerAgent, makerOrderId (maker fields null on ADL and
+ *   MARKET_CLOSE), feeAsset (settlement asset for perps, quote asset for
+ *   spot), takerFee (gross, positive = the taker paid), takerRebateCredit,
+ *   protocolFeeCredit, referrerFeeCredit, poolFeeCredit (the parts of
+ *   takerFee; the taker's net fee is takerFee - takerRebateCredit, as
+ *   summary.json's fees count it), makerFee (negative = rebate),
+ *   takerRealizedPnl, makerRealizedPnl (price variation + funding, on a
+ *   closing leg), takerFundingPnl, makerFundingPnl (positive = received).
+ *   takerFee is in feeAsset; the columns after it (perp only: null on spot
+ *   executions, and when absent from the record) in the settlement asset.
+ *   An ADL is two one-sided rows (the liquidated leg, then its
+ *   counterparty's), each with the account as taker.
  *
  * busts.arrow: one row per busted match.
  *   time (chain block time), symbol, market, fillId, sequenceNumber, side,
  *   price, qty, takerAccountId, takerAgent, takerOrderId, makerAccountId,
- *   makerAgent, makerOrderId, reasonName, reasonAccountId (the reason's
- *   accountId when it has one), reason (the reason object as JSON text).
+ *   makerAgent, makerOrderId, reasonName, reasonAccountId (the account
+ *   the reason names, when it names one: its accountId, or an unmodeled
+ *   reason's args.accountId), reason (the reason object as JSON text).
+ *   A busted match is not in executions.arrow.
  *
  * orders.arrow: one row per order update (orderChanges rows, and the
  *   history-only rows of IOC takers), every account.
  *   time (lastUpdateAt), createdAt, symbol, accountId, agent, orderId,
  *   clientOrderId, sequenceNumber, side, orderType, timeInForce, status,
  *   limitPx, triggerPx, qty, cumQty, execQty, fillCount, firstFillId,
- *   reduceOnly, postOnly, triggered, expiresAfterSec, cancelReason,
+ *   reduceOnly, postOnly, triggered, expiresAfterSec (Int64, the GTT
+ *   expiry in Unix seconds, as the wire's expiresAfter), cancelReason,
  *   onOrderChanges (false for history-only rows). status, cumQty, execQty
  *   are the matching engine's: they count busted matches too (spec 3.4:
  *   FILLED is never corrected); busts.arrow names both orders of each
@@ -85,6 +96,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { formatScaled, toE18 } from "../core/decimal.ts";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
@@ -114,7 +126,8 @@ export interface RunOutputsOptions {
 
 const SIDES = ["B", "A"];
 const MARKET_KINDS = ["perp", "spot"];
-const BUST_REASONS = ["AccountBelowIM", "InsufficientBalance", "SignatureExpired", "MarketPaused", "DecodedReason", "UnknownReason"];
+/** The spec's modeled bust reasons, then the unmodeled ones the risk layer reports (risk/pretrade.ts validateMatch): every name a run can bust with. */
+const BUST_REASONS = ["AccountBelowIM", "InsufficientBalance", "SignatureExpired", "MarketPaused", "DecodedReason", "UnknownReason", "ReduceOnlyViolation", "OpenInterestCapExceeded"];
 
 /** Names, accounts and assets of a run: the dictionary seeds and the agent lookup. */
 interface RunVocabulary {
@@ -338,6 +351,28 @@ function makeTables(v: RunVocabulary, batchRows: number) {
   return { executions: executionsTable(v, batchRows), busts: bustsTable(v, batchRows), orders: ordersTable(v, batchRows), ...sampledTables(v, batchRows) };
 }
 
+/**
+ * The account a bust reason names: a modeled reason's `accountId`, or an
+ * unmodeled one's `args.accountId` (`{reasonName, args}`, spec 2.16, as the
+ * risk layer's ReduceOnlyViolation carries it).
+ */
+function reasonAccountId(reason: ExecutionBust["reason"]): number | undefined {
+  const top = (reason as { accountId?: unknown }).accountId;
+  if (typeof top === "number") return top;
+  const args = (reason as { args?: unknown }).args;
+  const inArgs = typeof args === "object" && args !== null ? (args as { accountId?: unknown }).accountId : undefined;
+  return typeof inArgs === "number" ? inArgs : undefined;
+}
+
+/**
+ * price x qty as the double nearest the exact product (as the other
+ * columns are the doubles nearest their wire decimals): the product of the
+ * two parsed doubles may be one off (2838.39 x 22.685 = 64388.87714999999).
+ */
+function exactNotional(price: string, qty: string): number {
+  return Number(formatScaled(toE18(price, "price") * toE18(qty, "qty"), 36));
+}
+
 /** A float column value: NaN is written as null. */
 function pushFinite(column: F64Column, value: number): void {
   if (Number.isNaN(value)) column.pushNull();
@@ -500,8 +535,6 @@ export class RunOutputsRecorder implements RunObserver {
   private executionColumns(record: PerpExecution | SpotExecution, market: "perp" | "spot", makerAccountId: number | undefined) {
     const { c } = this.ready().executions;
     const agentOf = this.vocabulary!.agentOf;
-    const price = Number(record.price);
-    const qty = Number(record.qty);
     c.time.push(record.timestamp);
     c.symbol.push(record.symbol);
     c.market.push(market);
@@ -509,9 +542,9 @@ export class RunOutputsRecorder implements RunObserver {
     c.fillId.push(record.fillId);
     c.sequenceNumber.push(record.sequenceNumber);
     c.side.push(record.side);
-    c.price.push(price);
-    c.qty.push(qty);
-    c.notional.push(price * qty);
+    c.price.pushDecimal(record.price);
+    c.qty.pushDecimal(record.qty);
+    c.notional.push(exactNotional(record.price, record.qty));
     c.takerAccountId.push(record.takerAccountId);
     c.takerAgent.pushOptional(agentOf.get(record.takerAccountId));
     c.takerOrderId.pushOptional(record.takerOrderId);
@@ -541,8 +574,7 @@ export class RunOutputsRecorder implements RunObserver {
     c.makerAgent.pushOptional(v.agentOf.get(record.makerAccountId));
     c.makerOrderId.push(record.makerOrderId);
     c.reasonName.push(record.reason.reasonName);
-    const reasonAccount = (record.reason as { accountId?: unknown }).accountId;
-    c.reasonAccountId.pushOptional(typeof reasonAccount === "number" ? reasonAccount : undefined);
+    c.reasonAccountId.pushOptional(reasonAccountId(record.reason));
     c.reason.push(JSON.stringify(record.reason));
     t.endRow();
   }
