@@ -285,8 +285,10 @@ export function numberProblem(value: unknown, range: NumberRange): string | null
   const number = typeof value === "number" && (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
   if (number && (exclusive ? value > range.min : value >= range.min) && (range.max === undefined || value <= range.max)) return null;
   if (integer) {
-    const base = range.min === 0 && !exclusive ? "a non-negative integer" : range.min === 1 && !exclusive ? "a positive integer" : `an integer ${exclusive ? ">" : ">="} ${range.min}`;
-    return `must be ${base}${range.max === undefined ? "" : ` at most ${range.max}`}`;
+    const named = range.min === 0 && !exclusive ? "a non-negative integer" : range.min === 1 && !exclusive ? "a positive integer" : undefined;
+    if (named !== undefined) return `must be ${named}${range.max === undefined ? "" : ` at most ${range.max}`}`;
+    if (range.max !== undefined) return `must be an integer in ${exclusive ? "(" : "["}${range.min}, ${range.max}]`;
+    return `must be an integer ${exclusive ? ">" : ">="} ${range.min}`;
   }
   if (range.max !== undefined) return `must be a finite number in ${exclusive ? "(" : "["}${range.min}, ${range.max}]`;
   if (range.min === -Infinity) return "must be a finite number";
