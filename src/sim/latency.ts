@@ -20,7 +20,7 @@
  * connection. Requests of different agents race freely, so a cancel can
  * lose the race to another agent's taker.
  */
-import type { Rng } from "../core/rng.ts";
+import { RngRoot, type Rng } from "../core/rng.ts";
 import type { Micros } from "../core/time.ts";
 
 export type LatencySpec =
@@ -69,7 +69,7 @@ export function latencyModel(spec: LatencySpec, rng: Rng, where = "latency"): La
     }
     case "lognormal": {
       const median = nonNegative(spec.medianMicros, `${where}.medianMicros`);
-      if (median === 0) throw new LatencySpecError(`${where}.medianMicros must be greater than 0`);
+      if (median === 0) throw new LatencySpecError(`${where}.medianMicros "0" must be greater than 0`);
       const sigma = nonNegative(spec.sigma, `${where}.sigma`);
       const floor = nonNegative(spec.minMicros ?? 0, `${where}.minMicros`);
       const mu = Math.log(median);
@@ -88,6 +88,20 @@ export function latencyModel(spec: LatencySpec, rng: Rng, where = "latency"): La
     default:
       throw new LatencySpecError(`${where}.model "${(spec as { model: unknown }).model}" is not one of constant, uniform, lognormal, recorded`);
   }
+}
+
+/** A stream for checking specs: latencyModel draws nothing until its function is called. */
+const CHECK_RNG = new RngRoot(0).stream("latency-check");
+
+/**
+ * Throws LatencySpecError, naming `where`'s field and the rule, when `spec`
+ * is not a valid latency spec: a scenario's check runs it on every agent's
+ * latency before the run (a bad spec found by the run instead failed every
+ * fuzz seed as "failed before it began").
+ */
+export function checkLatencySpec(spec: unknown, where: string): void {
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw new LatencySpecError(`${where} must be a latency model: { model: "constant" | "uniform" | "lognormal" | "recorded", ... }`);
+  latencyModel(spec as LatencySpec, CHECK_RNG, where);
 }
 
 /**

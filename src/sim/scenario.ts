@@ -28,7 +28,7 @@ import { DEFAULT_MARKETS, type GatewayConfig } from "../exchange/config.ts";
 import type { AdminAction, FaultAction } from "../exchange/inputs.ts";
 import type { Rng } from "../core/rng.ts";
 import type { AgentDefinition, AgentParamsContext, ParamsMarket } from "./agent.ts";
-import type { AgentLatency } from "./latency.ts";
+import { checkLatencySpec, DEFAULT_AGENT_LATENCY, LatencySpecError, type AgentLatency } from "./latency.ts";
 
 export type SignatureMode = "trusted" | "signed";
 
@@ -357,7 +357,23 @@ function checkAgents(scenario: Scenario, fail: Fail): void {
     checkAgentParams(agent, program as AgentDefinition, context, `agents[${index}]`, fail);
     const tier = agent.account?.rateTier;
     if (tier !== undefined && ![1, 2, 3].includes(tier)) fail(`agents[${index}].account.rateTier "${tier}" must be 1, 2 or 3`);
+    checkLatency(agent.latency, `agents[${index}].latency`, fail);
   });
+}
+
+/** An agent's latency overrides: known paths, each a valid model (latency.ts), checked before the run. */
+function checkLatency(latency: unknown, where: string, fail: Fail): void {
+  if (latency === undefined) return;
+  if (!isObject(latency)) fail(`${where} must be an object of latency models: { orderEntry, responses, marketData }`);
+  for (const [path, spec] of Object.entries(latency as Record<string, unknown>)) {
+    if (!(path in DEFAULT_AGENT_LATENCY)) fail(`${where}.${path} is not one of ${Object.keys(DEFAULT_AGENT_LATENCY).join(", ")}`);
+    try {
+      checkLatencySpec(spec, `${where}.${path}`);
+    } catch (error) {
+      if (!(error instanceof LatencySpecError)) throw error;
+      fail(error.message);
+    }
+  }
 }
 
 /** The market definitions a run of `scenario` has: its own `markets`, else the built-in DEFAULT_MARKETS (one source for the run's exchange and the agents' check). */

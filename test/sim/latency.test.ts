@@ -42,7 +42,7 @@ describe("latency models", () => {
     expect(() => latencyModel({ model: "uniform", minMicros: 10, maxMicros: 5 }, rng(), "mm.orderEntry")).toThrow(new LatencySpecError('mm.orderEntry.maxMicros "5" must be >= minMicros "10"'));
     expect(() => latencyModel({ model: "constant", micros: -1 }, rng())).toThrow(/latency.micros "-1" must be a finite number of microseconds >= 0/);
     expect(() => latencyModel({ model: "recorded", micros: [] }, rng())).toThrow(/at least one measured latency/);
-    expect(() => latencyModel({ model: "lognormal", medianMicros: 0, sigma: 1 }, rng())).toThrow(/medianMicros must be greater than 0/);
+    expect(() => latencyModel({ model: "lognormal", medianMicros: 0, sigma: 1 }, rng())).toThrow(/medianMicros "0" must be greater than 0/);
     expect(() => latencyModel({ model: "gamma" } as never, rng())).toThrow(/is not one of constant, uniform, lognormal, recorded/);
   });
 });

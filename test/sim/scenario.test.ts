@@ -65,6 +65,14 @@ describe("checkScenario refuses what would crash or mislead the run", () => {
     ["an agent entry whose program has no start", agent({ agent: { kind: "nope" } }), 'agents[0].agent of "a" must be an agent program (defineAgent({ kind, description, defaults, start }))'],
     ["agent params that are no object", agent({ params: "fast" }), 'agents[0].params of "a" must be an object of parameters'],
     [
+      "a lognormal latency with a zero median (it failed every fuzz seed before it began)",
+      agent({ latency: { orderEntry: { model: "lognormal", medianMicros: 0, sigma: 0.3 } } }),
+      'agents[0].latency.orderEntry.medianMicros "0" must be greater than 0',
+    ],
+    ["a uniform latency upside down", agent({ latency: { marketData: { model: "uniform", minMicros: 5, maxMicros: 1 } } }), 'agents[0].latency.marketData.maxMicros "1" must be >= minMicros "5"'],
+    ["an unknown latency path", agent({ latency: { orderentry: { model: "constant", micros: 1 } } }), "agents[0].latency.orderentry is not one of orderEntry, responses, marketData"],
+    ["a latency that is no model", agent({ latency: { responses: 5 } }), 'agents[0].latency.responses must be a latency model: { model: "constant" | "uniform" | "lognormal" | "recorded", ... }'],
+    [
       "an unknown fee tier type",
       hostile({ markets: { ...DEFAULT_MARKETS, feeTiers: DEFAULT_MARKETS.feeTiers.map((tier, index) => (index === 0 ? { ...tier, tierType: "GOLD" } : tier)) } }),
       'markets.feeTiers[0].tierType "GOLD" must be REGULAR or VIP',
