@@ -58,7 +58,7 @@ export interface MarketSample {
   readonly indexPrice: number;
   /** The market's oracle price (perp: the exchange-mark oracle; spot: index(base) / index(quote)); NaN when stale. */
   readonly oraclePrice: number;
-  /** Perp mark price (NaN for spot or while stale). */
+  /** Perp mark price (NaN for spot, and before the first one; while stale, the last one seen: see the header). */
   readonly markPrice: number;
   /** Hourly funding rate as published: a percentage (perp; NaN for spot). */
   readonly fundingRate: number;
