@@ -129,7 +129,8 @@ export function checkPerpOrderMargin(
   if (available >= required) return null;
   return rejection(
     "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-    `order would leave accountId ${account.id} with margin balance "${formatE36(available)}" below its initial margin requirement "${formatE36(required)}"`,
+    `order would leave accountId ${account.id} with margin balance "${formatE36(available)}" below its initial margin requirement "${formatE36(required)}"` +
+      ` (admission margin "${formatE36(counted)}" less the order's price loss against the mark "${formatE36(loss)}" and its taker fee reserve "${formatE36(fee)}")`,
   );
 }
 

@@ -53,7 +53,7 @@ describe("pre-trade initial margin", () => {
     expect(risk.checkOrder(buy(4, 190), T0)).toBeNull(); // 950 required, 1000 - 3.8 fee reserve
     expect(risk.checkOrder(buy(4, 200), T0)).toEqual({
       error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      message: 'order would leave accountId 4 with margin balance "996" below its initial margin requirement "1000"',
+      message: "order would leave accountId 4 with margin balance \"996\" below its initial margin requirement \"1000\" (admission margin \"1000\" less the order's price loss against the mark \"0\" and its taker fee reserve \"4\")",
     });
   });
 

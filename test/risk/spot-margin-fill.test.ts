@@ -116,7 +116,7 @@ describe("a resting spot buy at admission", () => {
     risk.restOrder({ orderId: "s1", ...spotBuy(3, 1_000) });
     expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toEqual({
       error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      message: 'order would leave accountId 3 with margin balance "9462" below its initial margin requirement "9500"',
+      message: "order would leave accountId 3 with margin balance \"9462\" below its initial margin requirement \"9500\" (admission margin \"9500\" less the order's price loss against the mark \"0\" and its taker fee reserve \"38\")",
     });
     expect(risk.checkOrder(perpBuy(3, 1_890), T0)).toBeNull(); // 10000 - 500 - 37.8 >= 9450
     // a buy priced below the haircut value (0.1 BTC at 44000 buys 4500 for 4400) holds no margin
@@ -132,7 +132,7 @@ describe("a resting spot buy at admission", () => {
     risk.restOrder({ orderId: "near", ...spotBuy(3, 1_000) }); // 0.1 BTC at 50000: takes 500
     const refusal = {
       error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      message: 'order would leave accountId 3 with margin balance "9462" below its initial margin requirement "9500"',
+      message: "order would leave accountId 3 with margin balance \"9462\" below its initial margin requirement \"9500\" (admission margin \"9500\" less the order's price loss against the mark \"0\" and its taker fee reserve \"38\")",
     };
     expect(risk.checkOrder(perpBuy(3, 1_900), T0)).toEqual(refusal);
     // 0.1 BTC at 100 costs 10 for 4500 of collateral: a gain, which the near bid's fill does not get
@@ -149,7 +149,7 @@ describe("a resting spot buy at admission", () => {
     risk.restOrder({ orderId: "near2", ...spotBuy(3, 100) });
     expect(risk.checkOrder(perpBuy(3, 1_890), T0)).toEqual({
       error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      message: 'order would leave accountId 3 with margin balance "9412.2" below its initial margin requirement "9450"',
+      message: "order would leave accountId 3 with margin balance \"9412.2\" below its initial margin requirement \"9450\" (admission margin \"9450\" less the order's price loss against the mark \"0\" and its taker fee reserve \"37.8\")",
     });
     // the loss goes with the order: once the near bids are gone, the deep one takes nothing
     risk.removeRestingOrder("near");
@@ -199,7 +199,7 @@ describe("a resting spot sell at admission", () => {
     risk.restOrder({ orderId: "ask", ...ask });
     expect(risk.checkOrder(perp, T0)).toEqual({
       error: "ACCOUNT_BELOW_INITIAL_MARGIN_ERROR",
-      message: 'order would leave accountId 3 with margin balance "13944" below its initial margin requirement "14000"',
+      message: "order would leave accountId 3 with margin balance \"13944\" below its initial margin requirement \"14000\" (admission margin \"14000\" less the order's price loss against the mark \"0\" and its taker fee reserve \"56\")",
     });
     // what admission lets in beside the ask leaves room for the ask's fill at match time (before, 2.8 BTC was
     // admitted and a buyer lifting the ask got cancel-maker)
