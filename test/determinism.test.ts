@@ -1,13 +1,16 @@
 /**
  * The determinism check (DESIGN.md, "Determinism rules"): the deterministic
- * core reads no clock, no unseeded randomness, no timers, no locale and does
- * no I/O. This is the one list of what is inside the core and what is a
- * driver: every source file of src/, agents/ and scenarios/ is in exactly one
- * of them (a new file must be classified before the suite passes).
+ * core reads no clock, no unseeded randomness, no timers, no locale, no
+ * environment (process.env, arguments, the machine) and does no I/O; the
+ * forbidden uses are listed in test/helpers/determinism-rules.ts. This is
+ * the one list of what is inside the core and what is a driver: every
+ * source file of src/, agents/ and scenarios/ is in exactly one of them (a
+ * new file must be classified before the suite passes).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { code, FORBIDDEN, findViolations as findViolationsUnder } from "./helpers/determinism-rules.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -69,29 +72,6 @@ export const DRIVERS = [
 /** The folders whose every source file must be classified as core or driver. */
 const CLASSIFIED_ROOTS = ["src", "agents", "scenarios"];
 
-const FORBIDDEN: { name: string; pattern: RegExp }[] = [
-  { name: "Date", pattern: /\bDate\b/ },
-  { name: "Math.random", pattern: /\bMath\.random\b/ },
-  { name: "setTimeout", pattern: /\bsetTimeout\b/ },
-  { name: "setInterval", pattern: /\bsetInterval\b/ },
-  { name: "setImmediate", pattern: /\bsetImmediate\b/ },
-  { name: "performance.now", pattern: /\bperformance\s*\.\s*now\b/ },
-  { name: "process.hrtime", pattern: /\bprocess\s*\.\s*hrtime\b/ },
-  { name: "crypto.randomUUID", pattern: /\brandomUUID\b/ },
-  { name: "crypto.randomBytes", pattern: /\brandomBytes\b/ },
-  { name: "crypto.randomInt", pattern: /\brandomInt\b/ },
-  { name: "crypto.randomFill", pattern: /\brandomFill(Sync)?\b/ },
-  { name: "crypto.getRandomValues", pattern: /\bgetRandomValues\b/ },
-  // Locale and ICU data (even with an explicit locale, output may change with Node's ICU version): formatting belongs in drivers.
-  { name: "locale formatting (toLocale*String)", pattern: /\btoLocale\w*String\b/ },
-  { name: "Intl", pattern: /\bIntl\b/ },
-  { name: "localeCompare", pattern: /\blocaleCompare\b/ },
-  { name: "import of fs", pattern: /from\s+["'](node:)?fs(\/promises)?["']|require\(\s*["'](node:)?fs/ },
-  { name: "import of net", pattern: /from\s+["'](node:)?net["']|require\(\s*["'](node:)?net["']/ },
-  { name: "import of http", pattern: /from\s+["'](node:)?https?["']|require\(\s*["'](node:)?https?["']/ },
-  { name: "import of worker_threads", pattern: /from\s+["'](node:)?worker_threads["']|require\(\s*["'](node:)?worker_threads/ },
-];
-
 /** `path` (relative to the root) is `entry` or inside it. */
 function within(path: string, entry: string): boolean {
   return path === entry || path.startsWith(`${entry}/`);
@@ -127,22 +107,9 @@ function sourceFiles(path: string): string[] {
   return readdirSync(full).flatMap((entry) => sourceFiles(join(path, entry)));
 }
 
-/** Source text without comments, so a doc comment may name what it avoids. */
-function code(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-}
-
+/** Every forbidden use (test/helpers/determinism-rules.ts lists them) in `files` (absolute paths). */
 export function findViolations(files: string[]): string[] {
-  const violations: string[] = [];
-  for (const file of files) {
-    const lines = code(readFileSync(file, "utf8")).split("\n");
-    lines.forEach((line, index) => {
-      for (const { name, pattern } of FORBIDDEN) {
-        if (pattern.test(line)) violations.push(`${relative(ROOT, file)}:${index + 1} uses ${name}: ${line.trim()}`);
-      }
-    });
-  }
-  return violations;
+  return findViolationsUnder(files, ROOT);
 }
 
 describe("determinism check", () => {
@@ -195,6 +162,14 @@ describe("determinism check", () => {
       'import net from "net";',
       'import { createServer } from "node:http";',
       'import { Worker } from "node:worker_threads";',
+      'const debug = process.env["SHADOWBOOK_DEBUG"];',
+      "const cores = process.argv.length;",
+      'import { cpus } from "node:os";',
+      'const fs = await import("node:fs");',
+      "const when = performance.timeOrigin;",
+      'const upper = name.toLocaleUpperCase();',
+      "const ref = new WeakRef(order);",
+      "const where = new Error().stack;",
     ];
     for (const sample of samples) {
       const caught = FORBIDDEN.some(({ pattern }) => pattern.test(code(sample)));

@@ -31,6 +31,17 @@ import { AGENT_COLUMNS, agentRows, formatNumber, MARKET_COLUMNS, marketRows, typ
 
 export const DEFAULT_MAX_POINTS = 600;
 
+/**
+ * Text widths by vega's estimate (0.8 em per character), never by a canvas.
+ * vega-canvas imports the optional `canvas` package when it resolves (from
+ * node_modules or any parent folder's), and vega then measures every title,
+ * label and legend entry with that machine's fonts: the layout, and so the
+ * bytes of report.html, would follow what else is installed where. The
+ * estimate is the same everywhere (test/determinism-machines.test.ts).
+ * (vega exports textMetrics from vega-scenegraph; its typings leave it out.)
+ */
+(vega as unknown as { textMetrics: { canvas(use: boolean): void } }).textMetrics.canvas(false);
+
 export interface ReportOptions {
   /** Most points per drawn line (default 600). */
   readonly maxPoints?: number;
