@@ -63,10 +63,13 @@ export interface BlockInfo {
   busted: number;
 }
 
-interface Pending<M> {
-  match: M;
-  eligibleAt: Micros;
+/** A match in the chain's queue, and when it becomes eligible (made at + a latency in [min, max]). */
+export interface PendingEntry<M> {
+  readonly match: M;
+  readonly eligibleAt: Micros;
 }
+
+type Pending<M> = PendingEntry<M>;
 
 export function validateChainConfig(config: ChainConfig): void {
   assert(config.blockIntervalMicros > 0, "blockIntervalMicros must be positive");
@@ -119,6 +122,24 @@ export class Chain<M> {
 
   get height(): number {
     return this.blockNumber;
+  }
+
+  /**
+   * The queue itself, read-only (for the fuzz invariants): each pending match with the time it becomes eligible,
+   * in the order they were made. Not a copy: read it before the chain moves again.
+   */
+  pendingEntries(): readonly PendingEntry<M>[] {
+    return this.pending;
+  }
+
+  /**
+   * The end of the block-delay window (delayBlocksUntil; -Infinity when blocks were never delayed): no block is
+   * produced before it. Absent a delay, the block after one at time t comes at t + blockIntervalMicros + a jitter in
+   * [0, blockJitterMicros), so a match eligible at e is settled or busted by max(e + blockIntervalMicros +
+   * max(blockJitterMicros - 1, 0), delayedUntilMicros).
+   */
+  get delayedUntilMicros(): Micros {
+    return this.delayedUntil;
   }
 
   /** Pending matches in the order they were made (for state dumps and optimistic views). */

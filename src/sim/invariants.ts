@@ -10,6 +10,24 @@
  *
  * - Settlement: every match ends, once its block has passed, as exactly one
  *   execution or exactly one bust, never both, never neither.
+ * - The chain (checkChain, per state check, O(pending)): every fill neither
+ *   settled nor busted is in the chain's queue; each became eligible at the
+ *   time it was made plus a latency in [settlementLatencyMinMicros,
+ *   settlementLatencyMaxMicros]; none is left more than blockIntervalMicros
+ *   + max(blockJitterMicros - 1, 0) after it became eligible unless blocks
+ *   are delayed past now (chain.delayedUntilMicros), and right after a block
+ *   none eligible before the block's time is left. Blocks keep coming: each
+ *   within that slack of the one before it or at the end of a delay (at
+ *   every block and summary tick).
+ * - Holds (risk-invariants.ts checkHolds, per state check): each account's
+ *   fee reserve (pendingFees), pendingSpotLoss, each balance's pendingOut and
+ *   reserved, each position's pq, pk, restBuy and restSell equal the sums
+ *   over the pending matches and resting orders, exactly.
+ * - Ledger entries in settlement (per Transfer entry): an entry naming a
+ *   fill follows that fill's execution (never a pending or busted fill's);
+ *   while a block settles its matches (before its liquidation step), an
+ *   entry naming no fill is an error, and is kept out of the bust check's
+ *   picture of the account (a bust of its fill then fails that check).
  * - Sequences: perp execution, spot execution and bust sequence numbers each
  *   increase by exactly 1.
  * - Conservation (per asset, exact): balances + fees + open claims +
@@ -59,7 +77,9 @@ import { conservation } from "../risk/audit.ts";
 import type { LiquidationOutcome } from "../risk/liquidation.ts";
 import { OrderLifecycleInvariants } from "./order-invariants.ts";
 import { checkForcedChange, checkPendingMatches, checkRestingOrders, LedgerReplay, PublishedPositions } from "./output-invariants.ts";
-import { AccountSums, checkAdlClose, checkFeeParts, checkLiquidationJudgement, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
+import { AccountSums, checkAdlClose, checkFeeParts, checkHolds, checkLiquidationJudgement, checkFunding, checkFundingRates, checkLiquidationStep, checkLiquidationTick, checkOpenInterest, FeeRates, SettledAccounts } from "./risk-invariants.ts";
+import type { Micros } from "../core/time.ts";
+import type { Transfer } from "../spec/account.ts";
 
 export interface InvariantStats {
   blocksChecked: number;
@@ -95,12 +115,18 @@ export interface InvariantStats {
   /** ADL closes whose ranking and quantities were checked, and the queue entries they ranked. */
   adlCloses: number;
   adlQueueEntries: number;
+  /** Pending matches of the chain checked against their block deadline, summed over state checks. */
+  chainMatchesChecked: number;
+  /** Accounts whose holds (fee reserve, pendingOut, reserved, pendingSpotLoss, pq/pk, restBuy/restSell) were recomputed, summed over state checks. */
+  holdAccountsChecked: number;
+  /** Transfer entries naming a fill, checked to follow that fill's execution. */
+  fillEntriesChecked: number;
 }
 
 export class ExchangeInvariants {
-  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0, positionMessagesCompared: 0, liquidationJudgements: 0, adlCloses: 0, adlQueueEntries: 0 };
-  /** Fills seen on order updates that have not yet ended as an execution or a bust. */
-  private readonly openFills = new Set<string>();
+  readonly stats: InvariantStats = { blocksChecked: 0, fillsSeen: 0, executions: 0, busts: 0, stateChecks: 0, liquidationBlockAccounts: 0, liquidationTicks: 0, accountSumAudits: 0, orderRows: 0, feeChecks: 0, bustAccountsCompared: 0, executionFillChecks: 0, transfersReplayed: 0, restingOrdersCompared: 0, fundingRateChecks: 0, positionMessagesCompared: 0, liquidationJudgements: 0, adlCloses: 0, adlQueueEntries: 0, chainMatchesChecked: 0, holdAccountsChecked: 0, fillEntriesChecked: 0 };
+  /** Fills seen on order updates that have not yet ended as an execution or a bust, with the time they were made. */
+  private readonly openFills = new Map<string, Micros>();
   /** Every fill that ended, and how (to catch a second ending). */
   private readonly ended = new Map<string, "settled" | "busted">();
   private readonly lastSequence = { perp: 0, spot: 0, bust: 0 };
@@ -119,6 +145,14 @@ export class ExchangeInvariants {
   private touchedAtMicros = -1;
   /** blocksChecked when the summary tick was last checked. */
   private lastTickCheck = -Infinity;
+  /** Time of the last block (of the checker's start, before one): the next comes by then + blockSlack, or at the delay's end. */
+  private lastBlockMicros: Micros;
+  /** The last block whose settlement of matches ended: its liquidation step began, or its "block" output came. */
+  private settledBlock: number;
+  /** The fill of the last execution published (its Transfer entries follow it); undefined after a bust or a block. */
+  private lastExecutionFillId: string | undefined;
+  /** A Transfer entry booked while a block settled its matches that names no settled execution (flagged at the next output). */
+  private strayEntry: Transfer | undefined;
   private readonly unsubscribe: () => void;
   private readonly unobserveLiquidations: () => void;
 
@@ -127,6 +161,8 @@ export class ExchangeInvariants {
     this.ledger = new LedgerReplay(exchange.risk.state);
     this.feeRates = new FeeRates(exchange.risk.state);
     this.startedFlat = [...exchange.risk.state.perps.values()].every((market) => market.oiLong === 0n);
+    this.lastBlockMicros = exchange.now();
+    this.settledBlock = exchange.chain.height;
     this.unsubscribe = exchange.subscribe((output) => this.observe(output));
     this.unobserveLiquidations = exchange.observeLiquidations((outcome) => this.liquidationPass(outcome));
   }
@@ -138,6 +174,8 @@ export class ExchangeInvariants {
 
   /** Checks a liquidation pass's outcome (before its outputs); O(positions and queue of each liquidated account), and passes are rare. */
   liquidationPass(outcome: LiquidationOutcome): void {
+    // A block's liquidation step (Exchange.afterBlock) comes after all its matches settled or busted: its entries name no fill.
+    this.settledBlock = this.exchange.chain.height;
     const state = this.exchange.risk.state;
     for (const judgement of outcome.judgements) {
       checkLiquidationJudgement(state, judgement);
@@ -159,10 +197,11 @@ export class ExchangeInvariants {
         if (firstFillId !== undefined && fillCount !== undefined) {
           first = BigInt(firstFillId);
           let id = first;
+          let now: Micros | undefined;
           for (let i = 0; i < fillCount; i++, id++) {
             const fillId = id.toString();
             if (!this.ended.has(fillId) && !this.openFills.has(fillId)) {
-              this.openFills.add(fillId);
+              this.openFills.set(fillId, (now ??= this.exchange.now()));
               this.stats.fillsSeen++;
             }
           }
@@ -176,6 +215,7 @@ export class ExchangeInvariants {
         const record = output.record;
         this.sequence("perp", record.sequenceNumber);
         if (record.type === "ORDER_MATCH") this.settle(record.fillId);
+        this.lastExecutionFillId = record.fillId;
         const qty = toE18(record.qty, "qty");
         const takerDelta = record.side === "B" ? qty : -qty;
         const takerBefore = this.move(record.takerAccountId, record.symbol, takerDelta);
@@ -199,6 +239,7 @@ export class ExchangeInvariants {
       case "spotExecution":
         this.sequence("spot", output.record.sequenceNumber);
         this.settle(output.record.fillId);
+        this.lastExecutionFillId = output.record.fillId;
         this.stats.executionFillChecks += this.orders.checkExecution(output.record);
         this.settled.changed(output.record.takerAccountId);
         this.settled.changed(output.record.makerAccountId);
@@ -210,6 +251,7 @@ export class ExchangeInvariants {
         const record = output.record;
         this.sequence("bust", record.sequenceNumber);
         this.end(record.fillId, "busted");
+        this.lastExecutionFillId = undefined;
         this.orders.forgetFill(record.fillId);
         this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.takerAccountId, record.fillId);
         this.stats.bustAccountsCompared += this.settled.checkUnchanged(record.makerAccountId, record.fillId);
@@ -222,22 +264,35 @@ export class ExchangeInvariants {
       case "positions":
         this.positionsPublished.published(output.wallet, output.positions);
         break;
-      case "transfer":
-        this.ledger.transfer(output.entry);
+      case "transfer": {
+        const entry = output.entry;
+        this.ledger.transfer(entry);
         this.stats.transfersReplayed++;
-        this.settled.changed(output.entry.accountId);
+        if (entry.fillId !== undefined) {
+          if (entry.fillId !== this.lastExecutionFillId) throw this.misnamedEntry(entry);
+          this.stats.fillEntriesChecked++;
+        } else if (this.exchange.chain.height > this.settledBlock) {
+          // Booked while a block settles its matches, by none of its executions: not taken into the bust check's
+          // picture of the account (a bust of this account's fill next compares with the state before it).
+          this.strayEntry ??= entry;
+          break;
+        }
+        this.settled.changed(entry.accountId);
         break;
+      }
       case "block":
+        this.blockCame(output.number, output.timeMicros);
         this.stats.blocksChecked++;
         if (this.stats.blocksChecked % (this.options.everyBlocks ?? 1) === 0) {
           // The block's liquidation step has just run (Exchange.afterBlock emits "block" after it).
           const now = this.exchange.now();
           if (this.touchedAtMicros === now) this.stats.liquidationBlockAccounts += checkLiquidationStep(this.exchange.risk.state, this.touched, now, `block ${output.number}`);
-          this.checkState();
+          this.checkState(output.timeMicros);
         }
         this.touched.clear();
         break;
       case "perpSummaries":
+        this.checkBlocksRunning();
         // Emitted right after the summary tick's liquidation steps.
         if (this.stats.blocksChecked - this.lastTickCheck >= (this.options.everyBlocks ?? 1)) {
           this.lastTickCheck = this.stats.blocksChecked;
@@ -249,6 +304,56 @@ export class ExchangeInvariants {
       default:
         break;
     }
+    if (this.strayEntry !== undefined && output.kind !== "transfer") throw this.strayError(output);
+  }
+
+  /**
+   * The longest a block may take after the one before it, absent a delay (chain.ts scheduleBlock): the interval
+   * plus the largest jitter drawn, rng.int(0, blockJitterMicros - 1).
+   */
+  private blockSlack(): Micros {
+    const { blockIntervalMicros, blockJitterMicros } = this.exchange.chain.config;
+    return blockIntervalMicros + (blockJitterMicros > 0 ? blockJitterMicros - 1 : 0);
+  }
+
+  /** A block came: no later than the one before it + blockSlack, or the end of a block delay. */
+  private blockCame(number: number, timeMicros: Micros): void {
+    const due = Math.max(this.lastBlockMicros + this.blockSlack(), this.exchange.chain.delayedUntilMicros);
+    if (timeMicros > due) throw new InvariantError(`block ${number} came at ${timeMicros}, after ${due}: the block before it was at ${this.lastBlockMicros}, and blocks come every ${this.exchange.chain.config.blockIntervalMicros} us plus a jitter below ${this.exchange.chain.config.blockJitterMicros} us, or at the end of a delay (${this.exchange.chain.delayedUntilMicros})`);
+    this.lastBlockMicros = timeMicros;
+    this.settledBlock = number;
+    this.lastExecutionFillId = undefined;
+  }
+
+  /** The chain still makes blocks: one is due by the last one + blockSlack, or the end of a block delay. */
+  private checkBlocksRunning(): void {
+    const now = this.exchange.now();
+    if (now > this.lastBlockMicros + this.blockSlack() && now > this.exchange.chain.delayedUntilMicros) {
+      throw new InvariantError(`no block since ${this.lastBlockMicros} (now ${now}): blocks come every ${this.exchange.chain.config.blockIntervalMicros} us plus a jitter below ${this.exchange.chain.config.blockJitterMicros} us, or at the end of a delay (${this.exchange.chain.delayedUntilMicros}); a chain that stops leaves every match pending, and no state check runs`);
+    }
+  }
+
+  /** A Transfer entry naming a fill must follow that fill's execution (Exchange.publish*Execution books its entries right after it). */
+  private misnamedEntry(entry: Transfer): InvariantError {
+    const fillId = entry.fillId!;
+    const what = `transfer entry ${entry.id} (${entry.type} ${entry.amount} ${entry.asset}, account ${entry.accountId}) names fill ${fillId}`;
+    const ended = this.ended.get(fillId);
+    const why = this.openFills.has(fillId) || this.exchange.desk.isPending(fillId)
+      ? "which has not settled: a pending match moves no balance"
+      : ended === "busted"
+        ? "which busted: a busted match leaves balances as they were without it"
+        : `but it does not follow that fill's execution (the last execution published is ${this.lastExecutionFillId ?? "none since the last bust or block"}): an execution's entries are booked with it`;
+    return new InvariantError(`${what}, ${why}`);
+  }
+
+  /** The output after a stray entry (one booked while a block settled its matches, naming none of them). */
+  private strayError(output: ExchangeOutput): InvariantError {
+    const entry = this.strayEntry!;
+    const what = `transfer entry ${entry.id} (${entry.type} ${entry.amount} ${entry.asset}, account ${entry.accountId}) was booked while block ${this.exchange.chain.height} settled its matches, and names none of them`;
+    if (output.kind === "bust") {
+      return new InvariantError(`bust of fill ${output.record.fillId} follows ${what}: a bust moves no balance, and in a block only a settled execution's entries do`);
+    }
+    return new InvariantError(`${what}: in a block, only a settled execution's entries move balances`);
   }
 
   private touch(accountId: number): void {
@@ -292,13 +397,15 @@ export class ExchangeInvariants {
     return before ?? (this.startedFlat ? 0n : undefined);
   }
 
-  /** The expensive checks: run after every block (or every `everyBlocks`). */
-  checkState(): void {
+  /** The expensive checks: run after every block (or every `everyBlocks`), then with the block's time. */
+  checkState(blockMicros?: Micros): void {
     const { exchange } = this;
     const now = exchange.now();
-    for (const fillId of this.openFills) {
+    for (const fillId of this.openFills.keys()) {
       if (!exchange.desk.isPending(fillId)) assert(false, `fill ${fillId} neither settled nor busted, yet no longer pending`);
     }
+    this.checkChain(now, blockMicros);
+    this.checkBlocksRunning();
     const state = exchange.risk.state;
     for (const line of conservation(state, now)) {
       if (line.holdings !== line.netDeposits) assert(false, `conservation of ${line.asset}: holdings ${line.holdings} != net deposits ${line.netDeposits}`);
@@ -314,8 +421,48 @@ export class ExchangeInvariants {
     this.ledger.check();
     checkPendingMatches(state, this.openFills);
     this.stats.restingOrdersCompared += checkRestingOrders(state, exchange.engine);
+    // After the mirrors: a hold is recomputed from the pending matches and resting orders they vouched for.
+    this.stats.holdAccountsChecked += checkHolds(state);
     exchange.engine.checkInvariants();
     this.stats.stateChecks++;
+  }
+
+  /**
+   * Every fill neither settled nor busted is in the chain's queue, and no match there is past its block: each
+   * became eligible at the time it was made plus a latency in [settlementLatencyMinMicros, settlementLatencyMaxMicros],
+   * and the first block after that (within blockSlack, or at the end of a block delay) settles or busts it; right
+   * after a block, none eligible before the block's time is left (one made in the block, after its matches, by a
+   * stop its executions fired, is eligible at the block's time at the earliest). O(pending).
+   */
+  private checkChain(now: Micros, blockMicros: Micros | undefined): void {
+    const chain = this.exchange.chain;
+    const { settlementLatencyMinMicros: latencyMin, settlementLatencyMaxMicros: latencyMax } = chain.config;
+    const slack = this.blockSlack();
+    const delayedUntil = chain.delayedUntilMicros;
+    let held = 0;
+    for (const entry of chain.pendingEntries()) {
+      const fillId = entry.match.fill.fillId;
+      const madeAt = this.openFills.get(fillId);
+      if (madeAt !== undefined) {
+        held++;
+        if (entry.eligibleAt < madeAt + latencyMin || entry.eligibleAt > madeAt + latencyMax) {
+          assert(false, `fill ${fillId}, made at ${madeAt}, becomes eligible at ${entry.eligibleAt}: a match becomes eligible after a settlement latency in [${latencyMin}, ${latencyMax}] us`);
+        }
+      }
+      if (now > entry.eligibleAt + slack && now > delayedUntil) {
+        assert(false, `fill ${fillId}, eligible since ${entry.eligibleAt}, is neither settled nor busted at ${now}: the first block after it became eligible (within ${slack} us, or at the end of a block delay, ${delayedUntil}) settles or busts it`);
+      }
+      if (blockMicros !== undefined && entry.eligibleAt < blockMicros) {
+        assert(false, `fill ${fillId}, eligible since ${entry.eligibleAt}, is neither settled nor busted at ${now}, after the block of ${blockMicros}: a block settles or busts every match eligible by its time`);
+      }
+    }
+    this.stats.chainMatchesChecked += chain.pendingEntries().length;
+    if (held === this.openFills.size) return;
+    for (const [fillId, madeAt] of this.openFills) {
+      if (!chain.pendingEntries().some((entry) => entry.match.fill.fillId === fillId)) {
+        assert(false, `fill ${fillId}, made at ${madeAt}, is neither settled nor busted, but the chain no longer holds it: it will never get a block (eligible by ${madeAt + latencyMax}, its block due by ${Math.max(madeAt + latencyMax + slack, delayedUntil)})`);
+      }
+    }
   }
 
   private checkReplay(): void {

@@ -122,12 +122,12 @@ function mismatch(accountId: number, asset: string, held: bigint, replayed: bigi
  *   (a cancel or fill the mirror missed) holds margin (perp) or balance
  *   (spot) for an order that is gone.
  */
-export function checkPendingMatches(state: RiskState, openFills: ReadonlySet<string>): void {
+export function checkPendingMatches(state: RiskState, openFills: ReadonlyMap<string, unknown>): void {
   for (const fillId of state.pending.keys()) {
     if (!openFills.has(fillId)) throw new InvariantError(`fill ${fillId} still counts as a pending match in the risk layer, but it was settled or busted (or never reported): a settled or busted match releases its exposure`);
   }
   if (state.pending.size !== openFills.size) {
-    for (const fillId of openFills) {
+    for (const fillId of openFills.keys()) {
       if (!state.pending.has(fillId)) throw new InvariantError(`fill ${fillId} is waiting for its block but does not count as a pending match in the risk layer`);
     }
   }

@@ -31,6 +31,15 @@
  *   settled contributions equal the definitions written out
  *   (checkPositionValuation): the audit recomputes through refreshPosition
  *   itself, so a wrong formula there passes it.
+ * - Holds (checkHolds): each account's pendingFees, pendingSpotLoss, each
+ *   balance's pendingOut and each position's pending quantity and cost
+ *   (pq, pk) equal the sums over the matches still pending
+ *   (state.pending), as exposure.ts addPending adds them and
+ *   releasePending takes them back; each balance's reserved and each
+ *   position's restBuy and restSell equal the sums over the resting orders
+ *   (state.resting, holdResting). Exactly, and 0 for an account with no
+ *   pending match and no resting order: a hold left behind keeps margin or
+ *   balance from the account for good.
  * - After a liquidation step, no account but the pool that the step looked
  *   at is below its liquidation requirement: after a block, the accounts of
  *   its executions; after the summary tick, every holder of a perp market
@@ -57,7 +66,7 @@ import { divRound, E18, E36, formatE36, type Money, type Price, type Qty, type R
 import type { LiquidationJudgement } from "../risk/liquidation.ts";
 import { equitySettled } from "../risk/margin.ts";
 import { perpPricesFresh } from "../risk/prices.ts";
-import type { AccountState, PositionState, RiskState } from "../risk/state.ts";
+import type { AccountState, BalanceState, PositionState, RiskState } from "../risk/state.ts";
 import type { PerpExecution } from "../spec/execution.ts";
 
 const FEE_PARTS = ["protocolFeeCredit", "referrerFeeCredit", "takerRebateCredit", "poolFeeCredit"] as const;
@@ -520,4 +529,134 @@ export function checkAdlClose(state: RiskState, close: AdlClose): number {
     throw new InvariantError(`${at}: ${close.executions.length} executions for a queue that closes the position in ${e}, with ${formatE18(remaining)} left open`);
   }
   return close.queue.length;
+}
+
+/** What the pending matches and resting orders hold, per account, balance and position (checkHolds). */
+interface Holds {
+  fees: Map<AccountState, Money>;
+  spotLoss: Map<AccountState, Money>;
+  /** pendingOut then reserved, per balance. */
+  balances: Map<BalanceState, [Money, Money]>;
+  /** pq, pk, restBuy, restSell per account, then marketId. */
+  positions: Map<AccountState, Map<number, [Qty, Money, Qty, Qty]>>;
+}
+
+function add<K>(map: Map<K, Money>, key: K, amount: Money): void {
+  if (amount !== 0n) map.set(key, (map.get(key) ?? 0n) + amount);
+}
+
+function balanceHold(holds: Holds, balance: BalanceState): [Money, Money] {
+  let hold = holds.balances.get(balance);
+  if (hold === undefined) {
+    hold = [0n, 0n];
+    holds.balances.set(balance, hold);
+  }
+  return hold;
+}
+
+function positionHold(holds: Holds, account: AccountState, marketId: number): [Qty, Money, Qty, Qty] {
+  let markets = holds.positions.get(account);
+  if (markets === undefined) {
+    markets = new Map();
+    holds.positions.set(account, markets);
+  }
+  let hold = markets.get(marketId);
+  if (hold === undefined) {
+    hold = [0n, 0n, 0n, 0n];
+    markets.set(marketId, hold);
+  }
+  return hold;
+}
+
+const POSITION_HOLDS = ["pq (pending quantity)", "pk (pending cost)", "restBuy", "restSell"] as const;
+
+/**
+ * Every hold an account carries for exposure that is not settled equals
+ * what the pending matches and resting orders add up to (see the header):
+ * from state.pending, the taker's fee reserve (perp: pendingFees), both
+ * sides' pending quantity and cost (perp: pq, pk), the outflows owed (spot:
+ * each balance's pendingOut) and the margin each side loses (spot:
+ * pendingSpotLoss); from state.resting, each resting spot order's reserved
+ * quote (a buy: qty x price) or base (a sell: qty), each resting perp
+ * order's restBuy or restSell. Exact (bigint), O(accounts + balances +
+ * positions + pending + resting) per state check; the messages are made
+ * only on failure. Returns how many accounts were compared.
+ */
+export function checkHolds(state: RiskState): number {
+  const holds: Holds = { fees: new Map(), spotLoss: new Map(), balances: new Map(), positions: new Map() };
+  for (const pending of state.pending.values()) {
+    if (state.perps.has(pending.marketId)) {
+      add(holds.fees, pending.taker, pending.takerFee);
+      const cost = pending.takerDelta * pending.price;
+      const taker = positionHold(holds, pending.taker, pending.marketId);
+      taker[0] += pending.takerDelta;
+      taker[1] += cost;
+      const maker = positionHold(holds, pending.maker, pending.marketId);
+      maker[0] -= pending.takerDelta;
+      maker[1] -= cost;
+    } else {
+      for (const outflow of pending.outflows) balanceHold(holds, outflow.balance)[0] += outflow.amount;
+      add(holds.spotLoss, pending.taker, pending.takerSpotLoss);
+      add(holds.spotLoss, pending.maker, pending.makerSpotLoss);
+    }
+  }
+  for (const order of state.resting.values()) {
+    const spot = state.spots.get(order.marketId);
+    if (spot === undefined) {
+      positionHold(holds, order.account, order.marketId)[order.side === "B" ? 2 : 3] += order.qty;
+    } else if (order.side === "B") {
+      const balance = order.account.balances.get(spot.quote.config.symbol);
+      if (balance === undefined) throw new InvariantError(`resting order ${order.orderId} of account ${order.account.id} buys ${spot.config.symbol} but the account has no ${spot.quote.config.symbol} balance to hold its quote in`);
+      balanceHold(holds, balance)[1] += order.qty * order.price;
+    } else {
+      const balance = order.account.balances.get(spot.base.config.symbol);
+      if (balance === undefined) throw new InvariantError(`resting order ${order.orderId} of account ${order.account.id} sells ${spot.config.symbol} but the account has no ${spot.base.config.symbol} balance to hold its base in`);
+      balanceHold(holds, balance)[1] += order.qty * E18;
+    }
+  }
+  let balancesSeen = 0;
+  let positionsSeen = 0;
+  for (const account of state.accounts.values()) {
+    const fees = holds.fees.get(account) ?? 0n;
+    if (account.pendingFees !== fees) throw holdError(state, account, "pendingFees (the taker fee reserve of its pending perp matches)", account.pendingFees, fees);
+    const spotLoss = holds.spotLoss.get(account) ?? 0n;
+    if (account.pendingSpotLoss !== spotLoss) throw holdError(state, account, "pendingSpotLoss (the margin its pending spot matches take)", account.pendingSpotLoss, spotLoss);
+    for (const [asset, balance] of account.balances) {
+      const hold = holds.balances.get(balance);
+      if (hold !== undefined) balancesSeen++;
+      if (balance.pendingOut !== (hold?.[0] ?? 0n)) throw holdError(state, account, `${asset} pendingOut (the outflows its pending spot matches owe)`, balance.pendingOut, hold?.[0] ?? 0n);
+      if (balance.reserved !== (hold?.[1] ?? 0n)) throw holdError(state, account, `${asset} reserved (what its resting spot orders hold)`, balance.reserved, hold?.[1] ?? 0n);
+    }
+    const markets = holds.positions.get(account);
+    for (const [marketId, position] of account.positions) {
+      const hold = markets?.get(marketId);
+      if (hold !== undefined) positionsSeen++;
+      const kept = [position.pq, position.pk, position.restBuy, position.restSell];
+      for (let i = 0; i < kept.length; i++) {
+        if (kept[i] !== (hold?.[i] ?? 0n)) throw holdError(state, account, `${POSITION_HOLDS[i]} in ${position.market.config.symbol}`, kept[i]!, hold?.[i] ?? 0n);
+      }
+    }
+  }
+  if (balancesSeen !== holds.balances.size) {
+    for (const [balance, hold] of holds.balances) {
+      const owner = [...state.accounts.values()].find((account) => account.balances.get(balance.asset.config.symbol) === balance);
+      if (owner === undefined && (hold[0] !== 0n || hold[1] !== 0n)) throw new InvariantError(`pending matches or resting orders hold ${hold[0]} (pendingOut) and ${hold[1]} (reserved) of a ${balance.asset.config.symbol} balance that no account holds (10^36): its hold is lost`);
+    }
+  }
+  if (positionsSeen !== [...holds.positions.values()].reduce((sum, markets) => sum + markets.size, 0)) {
+    for (const [account, markets] of holds.positions) {
+      for (const [marketId, hold] of markets) {
+        // Opposite pending matches can net to nothing: a position holding nothing is dropped (margin.ts isEmptyPosition).
+        if (!account.positions.has(marketId) && hold.some((figure) => figure !== 0n)) throw new InvariantError(`account ${account.id} has no position record in market ${marketId}, but its pending matches and resting orders hold pq ${hold[0]}, pk ${hold[1]}, restBuy ${hold[2]}, restSell ${hold[3]} there`);
+      }
+    }
+  }
+  return state.accounts.size;
+}
+
+function holdError(state: RiskState, account: AccountState, what: string, kept: bigint, expected: bigint): InvariantError {
+  const fills = [...state.pending.values()].filter((pending) => pending.taker === account || pending.maker === account).map((pending) => pending.fillId);
+  return new InvariantError(
+    `account ${account.id} holds ${what} ${kept} but ${fills.length === 0 ? "it has no pending match" : `its pending matches (fills ${fills.join(", ")})`} and its resting orders add up to ${expected} (10^36 money, 10^18 quantities): a settled or busted match, and a filled or removed order, releases exactly what it held`,
+  );
 }
