@@ -89,6 +89,18 @@ export class AccountTable {
     return this.index(accountId).endedByClientId.get(clientOrderId) ?? -1;
   }
 
+  /**
+   * An order with a client id that ended without ever being live (an IOC,
+   * or a create filled or cancelled on entry): remembered as `unlink`
+   * remembers a live one that ends, so that a cancel by that client id
+   * says filled or cancelled, not unknown. Its account is indexed already
+   * (the create's duplicate check indexed it).
+   */
+  rememberEnded(order: Order): void {
+    assert(order.clientOrderId !== null && order.account === null, "only an order with a client id that was never live");
+    this.index(order.accountId).endedByClientId.remember(order.clientOrderId, order.index);
+  }
+
   /** The account's live orders, oldest first (a copy: safe to cancel while iterating). */
   liveOrdersOf(accountId: number): Order[] {
     const orders: Order[] = [];

@@ -210,6 +210,11 @@ export class EngineCore implements MatchHost {
     if (order.live) {
       if (order.isTrigger) order.market.removeStop(order);
       this.accounts.unregister(order);
+    } else if (order.clientOrderId !== null) {
+      // Ended in the command that made it (an IOC, a create filled or stopped on entry): never
+      // live, so never unregistered, yet a cancel by its client id must still say filled or
+      // cancelled rather than unknown (issue #3: "a message saying which").
+      this.accounts.rememberEnded(order);
     }
     if (order.timerId !== NO_TIMER) {
       this.scheduler.cancel(order.timerId);
