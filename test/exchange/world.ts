@@ -51,11 +51,28 @@ export class World {
   }
 
   order(accountId: number, isBuy: boolean, limitPx: string, qty: string, timeInForce: "GTC" | "IOC" = "GTC", reduceOnly = false): any {
+    const answer = this.handle(this.orderInput(accountId, isBuy, limitPx, qty, { timeInForce, reduceOnly }));
+    expect(answer.ok, JSON.stringify(answer)).toBe(true);
+    return answer.payload;
+  }
+
+  /**
+   * A createOrder input of `accountId` (LIMIT, the account's next nonce), not handled: `deadline` in Unix s
+   * (default now + 60 s for an IOC, + 1 day otherwise), `symbol` (default ETH).
+   */
+  orderInput(
+    accountId: number,
+    isBuy: boolean,
+    limitPx: string,
+    qty: string,
+    options: { timeInForce?: "GTC" | "IOC"; reduceOnly?: boolean; deadline?: number; symbol?: string } = {},
+  ): ExchangeInput {
+    const timeInForce = options.timeInForce ?? "GTC";
     const nonce = (this.nonces.get(accountId) ?? 0) + 1;
     this.nonces.set(accountId, nonce);
     const body: Record<string, unknown> = {
       exchangeId: 1,
-      symbol: ETH,
+      symbol: options.symbol ?? ETH,
       accountId,
       isBuy,
       limitPx,
@@ -65,12 +82,10 @@ export class World {
       signature: `0x${"11".repeat(65)}`,
       nonce: String(nonce),
       signerWallet: this.wallets.get(accountId),
-      deadline: Math.floor(this.now / 1e6) + (timeInForce === "IOC" ? 60 : 86_400),
+      deadline: options.deadline ?? Math.floor(this.now / 1e6) + (timeInForce === "IOC" ? 60 : 86_400),
     };
-    if (timeInForce === "IOC") body["reduceOnly"] = reduceOnly;
-    const answer = this.handle({ kind: "request", op: "createOrder", body } as ExchangeInput);
-    expect(answer.ok, JSON.stringify(answer)).toBe(true);
-    return answer.payload;
+    if (timeInForce === "IOC") body["reduceOnly"] = options.reduceOnly ?? false;
+    return { kind: "request", op: "createOrder", body } as ExchangeInput;
   }
 
   /** Arms a sell-side (a long's) STOP_LOSS or TAKE_PROFIT in ETH, GTC, with the next nonce of the account; returns its orderId. */

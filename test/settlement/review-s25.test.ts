@@ -14,7 +14,6 @@ import { describe, expect, it } from "vitest";
 import type { ExchangeInput } from "../../src/exchange/inputs.ts";
 import { RngRoot } from "../../src/core/rng.ts";
 import { Chain, type ChainConfig } from "../../src/settlement/chain.ts";
-import { ExchangeInvariants } from "../../src/sim/invariants.ts";
 import { Simulation } from "../../src/sim/kernel.ts";
 import { ETH, World } from "../exchange/world.ts";
 
@@ -35,26 +34,6 @@ function riskSnapshot(w: World): unknown {
   return { accounts, perps, protocolFees: [...state.protocolFees].map(([asset, amount]) => [asset, amount.toString()]), pending: state.pending.size };
 }
 
-/** A createOrder body of `accountId` in ETH, signed-shaped, with an explicit signature deadline (Unix s). */
-function orderBody(w: World, accountId: number, nonce: number, isBuy: boolean, limitPx: string, qty: string, timeInForce: "GTC" | "IOC", deadline: number, symbol = ETH): ExchangeInput {
-  const body: Record<string, unknown> = {
-    exchangeId: 1,
-    symbol,
-    accountId,
-    isBuy,
-    limitPx,
-    qty,
-    orderType: "LIMIT",
-    timeInForce,
-    signature: `0x${"11".repeat(65)}`,
-    nonce: String(nonce),
-    signerWallet: w.walletOf(accountId),
-    deadline,
-  };
-  if (timeInForce === "IOC") body["reduceOnly"] = false;
-  return { kind: "request", op: "createOrder", body } as ExchangeInput;
-}
-
 describe("review s25: signature deadlines at settlement", () => {
   it("busts SignatureExpired a taker's match whose block comes after the taker's signature deadline", () => {
     const w = new World();
@@ -62,9 +41,9 @@ describe("review s25: signature deadlines at settlement", () => {
     const taker = w.account(0xb2, "100000");
     w.prices("3000");
     const nowSec = Math.floor(w.now / 1e6);
-    expect(w.handle(orderBody(w, maker, 1, false, "3000", "1", "GTC", nowSec + 86_400)).ok).toBe(true);
+    expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 120_000 } } as ExchangeInput).ok).toBe(true);
-    const answer = w.handle(orderBody(w, taker, 1, true, "3000", "1", "IOC", nowSec + 30));
+    const answer = w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 30 }));
     expect(answer.payload.status).toBe("FILLED");
     // Keep the prices fresh while the chain stalls, then let the backlog's block come.
     for (let i = 0; i < 13; i++) {
@@ -82,9 +61,9 @@ describe("review s25: signature deadlines at settlement", () => {
     const taker = w.account(0xb2, "100000");
     w.prices("3000");
     const nowSec = Math.floor(w.now / 1e6);
-    expect(w.handle(orderBody(w, maker, 1, false, "3000", "1", "GTC", nowSec + 86_400)).ok).toBe(true);
+    expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "bustNext", count: 1, reasonName: "SignatureExpired" } } as ExchangeInput).ok).toBe(true);
-    expect(w.handle(orderBody(w, taker, 1, true, "3000", "1", "IOC", nowSec + 30)).payload.status).toBe("FILLED");
+    expect(w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 30 })).payload.status).toBe("FILLED");
     w.advance(1_000_000);
     expect(w.of("bust").map((bust) => bust.record.reason)).toEqual([{ reasonName: "SignatureExpired", accountId: taker, deadline: nowSec + 30 }]);
   });
@@ -95,9 +74,9 @@ describe("review s25: signature deadlines at settlement", () => {
     const taker = w.account(0xb2, "100000");
     w.prices("3000");
     const nowSec = Math.floor(w.now / 1e6);
-    expect(w.handle(orderBody(w, maker, 1, false, "3000", "1", "GTC", nowSec + 30)).ok).toBe(true);
+    expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 30 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 120_000 } } as ExchangeInput).ok).toBe(true);
-    expect(w.handle(orderBody(w, taker, 1, true, "3000", "1", "IOC", nowSec + 500)).payload.status).toBe("FILLED");
+    expect(w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 500 })).payload.status).toBe("FILLED");
     for (let i = 0; i < 13; i++) {
       w.advance(10_000_000);
       w.prices("3000");
@@ -127,8 +106,8 @@ describe("review s25: signature deadlines at settlement", () => {
     const buyer = w.account(0xb2, "100000");
     w.prices("3000");
     const nowSec = Math.floor(w.now / 1e6);
-    expect(w.handle(orderBody(w, maker, 1, false, "3000", "1", "GTC", nowSec + 86_400)).ok).toBe(true);
-    const resting = w.handle(orderBody(w, buyer, 1, true, "2990", "1", "GTC", nowSec + 30));
+    expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
+    const resting = w.handle(w.orderInput(buyer, true, "2990", "1", { timeInForce: "GTC", deadline: nowSec + 30 }));
     expect(resting.payload.status).toBe("OPEN");
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 120_000 } } as ExchangeInput).ok).toBe(true);
     const modify = w.handle({
@@ -221,11 +200,11 @@ describe("review s25: one busted leg of a multi-fill taker round", () => {
     const [maker1, maker2, maker3, taker] = [accountOf(0xc1), accountOf(0xc2), accountOf(0xc3), accountOf(0xc4)];
     w.prices("3000");
     const nowSec = Math.floor(w.now / 1e6);
-    expect(w.handle(orderBody(w, maker1, 1, false, "3000", "1", "GTC", nowSec + 86_400, symbol)).ok).toBe(true);
-    if (withMiddle) expect(w.handle(orderBody(w, maker2, 1, false, "3001", "1", "GTC", nowSec + 30, symbol)).ok).toBe(true);
-    expect(w.handle(orderBody(w, maker3, 1, false, "3002", "1", "GTC", nowSec + 86_400, symbol)).ok).toBe(true);
+    expect(w.handle(w.orderInput(maker1, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400, symbol: symbol })).ok).toBe(true);
+    if (withMiddle) expect(w.handle(w.orderInput(maker2, false, "3001", "1", { timeInForce: "GTC", deadline: nowSec + 30, symbol: symbol })).ok).toBe(true);
+    expect(w.handle(w.orderInput(maker3, false, "3002", "1", { timeInForce: "GTC", deadline: nowSec + 86_400, symbol: symbol })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 60_000 } } as ExchangeInput).ok).toBe(true);
-    const taken = w.handle(orderBody(w, taker, 1, true, "3002", withMiddle ? "3" : "2", "IOC", nowSec + 500, symbol));
+    const taken = w.handle(w.orderInput(taker, true, "3002", withMiddle ? "3" : "2", { timeInForce: "IOC", deadline: nowSec + 500, symbol: symbol }));
     expect(taken.payload.status).toBe("FILLED");
     for (let i = 0; i < 7; i++) {
       w.advance(10_000_000);
