@@ -202,8 +202,17 @@ export class SimRun {
       host.pendingContinuations = false;
       return "drain";
     }
-    return stats.eventsProcessed === maxEvents ? "more" : "done";
+    if (stats.eventsProcessed === maxEvents) return "more";
+    // The state checks run after blocks (every invariantEveryBlocks): one more at the end covers what came after the
+    // last one checked (up to K - 1 blocks, and the timers and prices after the last block).
+    if (!this.finalStateChecked) {
+      this.finalStateChecked = true;
+      this.invariants?.checkState();
+    }
+    return "done";
   }
+
+  private finalStateChecked = false;
 
   get eventsProcessed(): number {
     return this.world.kernel.eventsProcessed;

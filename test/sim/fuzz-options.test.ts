@@ -42,6 +42,10 @@ describe("invariantEveryBlocks", () => {
     expect(thirdChecks).toBeGreaterThanOrEqual(Math.floor(blocks / 3));
     expect(thirdChecks).toBeLessThan(every.run.invariants!.stats.stateChecks);
     expect(third.figures.fingerprint).toBe(every.figures.fingerprint); // checking changes nothing
+    // With checks every K blocks, one more at the end covers the last blocks (up to K - 1) and what came after them.
+    const rare = await runScenario(BASE, { seed: 1, invariants: true, durationSeconds: 4, invariantEveryBlocks: 1_000 });
+    expect(rare.run.invariants!.stats.blocksChecked).toBe(blocks);
+    expect(rare.run.invariants!.stats.stateChecks).toBe(1);
     const report = await fuzzScenario({ scenarioPath: FUZZ, seeds: [1], durationSeconds: 2, invariantEveryBlocks: 2 });
     expect(report.results.map((result) => result.ok)).toEqual([true]);
   });
