@@ -43,7 +43,12 @@ export function withAgentParams(agents: readonly ScenarioAgent[], patch: (agent:
 /**
  * The default scenario's draw: bustProbability 0..0.03, takerRateFactor
  * 0.5..4, orderEntryMedianMicros and marketDataMedianMicros 200..20000,
- * refreshSeconds 1..8, and a fault (src/sim/swarm.ts) in the first minute.
+ * refreshSeconds 1..8, and a fault (src/sim/swarm.ts) in the first minute;
+ * then the chain's timing, drawn last so that the values above stay what
+ * they were for every seed: blockJitterMs 0..50 (blocks every 100 ms),
+ * settlementLatencyMinMs 0..200 and settlementLatencyMaxMs up to 300 above
+ * it (a match waits that long before a block may take it), so that the
+ * invariants' block and latency rules run with times other than zero.
  */
 export function drawSwarm(rng: Rng): FuzzParameters {
   return {
@@ -53,7 +58,14 @@ export function drawSwarm(rng: Rng): FuzzParameters {
     marketDataMedianMicros: rng.int(200, 20_000),
     refreshSeconds: rng.int(1, 8),
     ...drawFault(rng, FAULT_WINDOW_SECONDS),
+    ...drawChainTiming(rng),
   };
+}
+
+function drawChainTiming(rng: Rng): FuzzParameters {
+  const blockJitterMs = rng.int(0, 50);
+  const settlementLatencyMinMs = rng.int(0, 200);
+  return { blockJitterMs, settlementLatencyMinMs, settlementLatencyMaxMs: settlementLatencyMinMs + rng.int(0, 300) };
 }
 
 /**
@@ -76,6 +88,16 @@ export function applySwarm(scenario: Scenario, parameters: FuzzParameters): Scen
     ...scenario,
     agents,
     timeline: withDrawnFault(scenario.timeline, parameters),
-    settlement: { ...scenario.settlement, bustProbability: Number(parameters["bustProbability"]) },
+    settlement: { ...scenario.settlement, bustProbability: Number(parameters["bustProbability"]), ...chainTimingOf(parameters) },
+  };
+}
+
+/** The drawn chain timing (drawChainTiming), or nothing when the parameters have none (the scenario's own stays). */
+function chainTimingOf(parameters: FuzzParameters): { blockJitterMs?: number; settlementLatencyMinMs?: number; settlementLatencyMaxMs?: number } {
+  if (parameters["blockJitterMs"] === undefined) return {};
+  return {
+    blockJitterMs: Number(parameters["blockJitterMs"]),
+    settlementLatencyMinMs: Number(parameters["settlementLatencyMinMs"]),
+    settlementLatencyMaxMs: Number(parameters["settlementLatencyMaxMs"]),
   };
 }

@@ -288,6 +288,25 @@ describe("swarm fault injection", () => {
     expect(blocks.find((time) => time > from)).toBe(until);
   });
 
+  it("draws the chain's timing last (the other parameters keep their values) and gives it to the run's settlement", () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const { parameters, scenario } = fuzzedScenario(defaultScenario, seed);
+      const jitter = Number(parameters["blockJitterMs"]);
+      const min = Number(parameters["settlementLatencyMinMs"]);
+      const max = Number(parameters["settlementLatencyMaxMs"]);
+      expect(jitter).toBeGreaterThanOrEqual(0);
+      expect(jitter).toBeLessThanOrEqual(50);
+      expect(min).toBeGreaterThanOrEqual(0);
+      expect(max - min).toBeGreaterThanOrEqual(0);
+      expect(max - min).toBeLessThanOrEqual(300);
+      expect(scenario.settlement).toMatchObject({ blockJitterMs: jitter, settlementLatencyMinMs: min, settlementLatencyMaxMs: max });
+    }
+    // Parameters without them (an older draw) leave the scenario's own timing.
+    const { parameters } = fuzzedScenario(defaultScenario, 1);
+    const { blockJitterMs: _j, settlementLatencyMinMs: _n, settlementLatencyMaxMs: _x, ...older } = parameters;
+    expect(defaultScenario.fuzz!.apply(defaultScenario, older).settlement).toEqual({ ...defaultScenario.settlement, bustProbability: parameters["bustProbability"] });
+  });
+
   it("drawn refresh times and taker rates drive the agents of a run", async () => {
     const base: Scenario = { ...defaultScenario, agents: defaultScenario.agents.filter((agent) => agent.name === "mm-eth" || agent.name === "noise-eth-1"), timeline: [] };
     const durationSeconds = 60;
