@@ -10,7 +10,11 @@
  *   orders (reopening, settlement paused): then firing waits for the next
  *   mark update or for the state to clear (setMarketState re-checks).
  *   Due stops fire oldest first.
- * - Firing: the sibling is cancelled (OCO_SIBLING_FIRED); the stop becomes
+ * - Firing: the sibling is cancelled (OCO_SIBLING_FIRED), armed or fired
+ *   (a fired sibling's child still resting: the pair's other stop may be
+ *   armed after one fired, and two children for the whole position must
+ *   not rest at once; issue #3: "when one fires the other is cancelled");
+ *   the stop becomes
  *   triggered=true and its child, a reduce-only order for the whole position
  *   at fire time, enters the book with the signed time in force. A child
  *   sweeps its own account's makers instead of being stopped by them. If the
@@ -33,11 +37,6 @@ import type { Market } from "./market.ts";
 import type { Order } from "./order.ts";
 import type { OrderUpdate } from "./events.ts";
 import type { OrderType } from "./types.ts";
-
-/** The account's armed stop of this type in this market, if any. */
-export function findArmedStop(accountId: number, market: Market, orderType: OrderType): Order | undefined {
-  return market.stopsByAccount.get(accountId)?.find((order) => order.orderType === orderType && order.isArmed);
-}
 
 /**
  * The account's live stop of this type in this market, armed or fired (a
@@ -78,7 +77,7 @@ export function fireDueStops(core: EngineCore, market: Market): number {
 
 function fire(core: EngineCore, order: Order): void {
   const market = order.market;
-  const sibling = findArmedStop(order.accountId, market, order.orderType === "STOP_LOSS" ? "TAKE_PROFIT" : "STOP_LOSS");
+  const sibling = findLiveStop(order.accountId, market, order.orderType === "STOP_LOSS" ? "TAKE_PROFIT" : "STOP_LOSS");
   const lots = core.reducibleLots(order.accountId, market, order.isBuy);
   if (lots <= 0) {
     core.cancel(order, "POSITION_CLOSED");

@@ -289,7 +289,8 @@ export class ReferenceBook {
   /** Fires a stop: OCO, then its child for the whole position enters the book (or, no position left, both stops go). */
   private fire(order: ModelOrder): void {
     const siblingType = order.orderType === "STOP_LOSS" ? "TAKE_PROFIT" : "STOP_LOSS";
-    const sibling = this.open(PERP_MARKET_ID).find((other) => other.accountId === order.accountId && other.orderType === siblingType && this.isArmed(other));
+    // Armed or fired (its child resting): the engine cancels either (stops.ts).
+    const sibling = this.open(PERP_MARKET_ID).find((other) => other.accountId === order.accountId && other.orderType === siblingType);
     const lots = this.reducible(order.accountId, order.isBuy);
     if (lots <= 0) {
       this.end(order, "CANCELLED", "POSITION_CLOSED");

@@ -137,6 +137,21 @@ describe("stops: firing", () => {
     expect(rejected(h.engine.setMarkPrice({ atMicros: h.now, marketId: 1, priceTicks: 0 })).code).toBe("INPUT_VALIDATION_ERROR");
   });
 
+  it("cancels a fired sibling's resting child too (OCO_SIBLING_FIRED): two children for the whole position never rest at once", () => {
+    const h = harness();
+    h.setPosition(1, 1, 5);
+    // A GTC stop-loss fires with no bids: its child rests for the whole position at its limit.
+    const sl = ok(stop(h, "STOP_LOSS", false, 1000));
+    expect(mark(h, 999).firedCount).toBe(1);
+    expect(h.engine.order(sl.orderId)).toMatchObject({ status: "OPEN", triggered: true });
+    // The pair's other stop can be armed while the child rests (one of each type), and fires on a rise.
+    const tp = ok(stop(h, "TAKE_PROFIT", false, 1200));
+    expect(mark(h, 1200).firedCount).toBe(1);
+    expect(rowsOf(h.rec, sl.orderId).at(-1)).toMatchObject({ status: "CANCELLED", cancelReason: "OCO_SIBLING_FIRED" });
+    expect(h.engine.order(tp.orderId)).toMatchObject({ status: "OPEN", triggered: true });
+    expect(h.engine.openOrders(1).map((order) => order.orderId)).toEqual([tp.orderId]);
+  });
+
   it("mirrors for a short (buy stops)", () => {
     const h = harness();
     h.setPosition(1, 1, -5);

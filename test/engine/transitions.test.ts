@@ -28,7 +28,7 @@
  *                        |                       |   (its timer; never a stop), GTT_EXPIRED (timer; GTT only,
  *                        |                       |   not before the expiry), RISK_CANCELLED or
  *                        |                       |   PROTECTIVE_SELF_TRADE_SWEEP (a resting maker of a round),
- *                        |                       |   OCO_SIBLING_FIRED (an armed stop, when a stop fires),
+ *                        |                       |   OCO_SIBLING_FIRED (a stop, armed or fired, when its sibling fires),
  *                        |                       |   POSITION_CLOSED (stops only: when the position changes,
  *                        |                       |   an armed stop firing without a position, or a resting
  *                        |                       |   child met in a round with nothing left to reduce)
@@ -313,7 +313,6 @@ class TransitionChecker {
         return resting ? null : "PROTECTIVE_SELF_TRADE_SWEEP only on a resting maker";
       case "OCO_SIBLING_FIRED":
         if (!isStop) return "OCO_SIBLING_FIRED only on a stop";
-        if (before.triggered) return "OCO_SIBLING_FIRED only on an armed stop";
         return firesHere ? null : "OCO_SIBLING_FIRED where no stop fires";
       case "POSITION_CLOSED":
         if (!isStop) return "POSITION_CLOSED only on a stop";
