@@ -761,10 +761,15 @@ export class Exchange {
       case "delayBlocks":
         this.chain.delayBlocksUntil(atMicros + ms(fault.durationMs));
         break;
+      case "oracleStale": {
+        // The risk layer's freshness decides (prices.ts isFresh): order entry, the published prices, marks and funding agree.
+        const state = this.risk.state;
+        state.oracleStaleUntilMicros = Math.max(state.oracleStaleUntilMicros, atMicros + ms(fault.durationMs));
+        break;
+      }
       case "engineUnavailable":
       case "accountOwnerUnavailable":
       case "serviceDisabled":
-      case "oracleStale":
         this.faults.open(fault.fault, atMicros, ms(fault.durationMs));
         break;
       case "dropResponses":

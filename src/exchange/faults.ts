@@ -1,12 +1,14 @@
 /**
  * Fault windows of the order-entry path (the chain's own faults live in the
- * Chain): each is "active until" a virtual time, set by a fault input; the
+ * Chain; an oracleStale fault in the risk state, RiskState.oracleStaleUntilMicros,
+ * where every reader of price freshness sees it): each is "active until" a
+ * virtual time, set by a fault input; the
  * response-drop fault counts down answered requests. Pure state, read by
  * the gateway at each request.
  */
 import type { Micros } from "../core/time.ts";
 
-export type WindowFault = "engineUnavailable" | "accountOwnerUnavailable" | "serviceDisabled" | "oracleStale";
+export type WindowFault = "engineUnavailable" | "accountOwnerUnavailable" | "serviceDisabled";
 
 export class FaultWindows {
   private readonly until = new Map<WindowFault, Micros>();

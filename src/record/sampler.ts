@@ -276,7 +276,7 @@ export class RunSampler {
       let mark = perpPricesFresh(state, market, atMicros) && !market.closed ? scaledNumber(market.mark!, 18) : NaN;
       if (Number.isNaN(mark)) mark = this.lastMark.get(info.symbol) ?? NaN;
       else this.lastMark.set(info.symbol, mark);
-      const fresh = isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros);
+      const fresh = isFresh(state, market.oracle, atMicros);
       markets.push({
         symbol: info.symbol,
         kind: "perp",

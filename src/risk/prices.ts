@@ -29,14 +29,22 @@ import { E18, type Money, type Price, type Qty, divRound, fromSteps } from "./fi
 import type { AssetState, BookPrices, PerpMarketState, PremiumState, PriceSample, RiskState, SpotMarketState } from "./state.ts";
 import type { BookLevel, BookView } from "./types.ts";
 
-export function isFresh(sample: PriceSample | undefined, atMicros: number, freshnessMicros: number): sample is PriceSample {
-  return sample !== undefined && atMicros - sample.atMicros <= freshnessMicros;
+/**
+ * A price sample is fresh when at most priceFreshnessMicros old (spec 8.5:
+ * 60 s), and no oracleStale fault is open (RiskState.oracleStaleUntilMicros):
+ * one place decides, so that order entry (NO_PRICES_FOUND_FOR_SYMBOL_ERROR),
+ * the published oraclePrice and markPrice (spec 2.9: omitted when no fresh
+ * value exists), and the held mark and funding of a stale market (feeds.ts)
+ * agree.
+ */
+export function isFresh(state: RiskState, sample: PriceSample | undefined, atMicros: number): sample is PriceSample {
+  return sample !== undefined && atMicros - sample.atMicros <= state.config.priceFreshnessMicros && atMicros >= state.oracleStaleUntilMicros;
 }
 
 /** The fresh index price of an asset in the settlement asset (par for the settlement asset itself). */
 export function freshIndex(state: RiskState, asset: AssetState, atMicros: number): Price | undefined {
   if (asset.config.isSettlement) return E18;
-  return isFresh(asset.index, atMicros, state.config.priceFreshnessMicros) ? asset.index.price : undefined;
+  return isFresh(state, asset.index, atMicros) ? asset.index.price : undefined;
 }
 
 /** The perp's index and exchange-mark oracle are fresh (and a mark has been computed from them). */
@@ -44,7 +52,7 @@ export function perpPricesFresh(state: RiskState, market: PerpMarketState, atMic
   return (
     market.mark !== undefined &&
     freshIndex(state, market.indexAsset, atMicros) !== undefined &&
-    isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)
+    isFresh(state, market.oracle, atMicros)
   );
 }
 
@@ -137,7 +145,7 @@ export function advancePremium(previous: PremiumState | undefined, sample: Price
  */
 export function computeMark(state: RiskState, market: PerpMarketState, atMicros: number): { mark: Price; index: Price } | undefined {
   const index = freshIndex(state, market.indexAsset, atMicros);
-  if (index === undefined || !isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)) return undefined;
+  if (index === undefined || !isFresh(state, market.oracle, atMicros)) return undefined;
   const impact = impactPrice(market.book);
   market.premium = advancePremium(market.premium, impact === undefined ? undefined : impact - index, atMicros, market.config.premiumSmoothingMicros);
   // median(index + smoothed premium, oracle[, impact]) without an array of them.

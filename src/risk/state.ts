@@ -367,6 +367,12 @@ export interface RiskState {
   /** Accounts to look at in the next liquidation pass. */
   readonly candidates: Set<number>;
   /**
+   * An oracleStale fault (the exchange's faults): until this time every
+   * oracle and index price counts as stale, as if the feed had stopped
+   * (prices.ts isFresh); 0 when none was opened.
+   */
+  oracleStaleUntilMicros: number;
+  /**
    * Whether a liquidation pass builds its audit records (liquidation.ts
    * LiquidationJudgement, adl.ts AdlClose). They change no decision or
    * output. On unless RiskEngineOptions.recordLiquidations says otherwise:
@@ -473,6 +479,7 @@ export function createRiskState(config: RiskConfig, ids: ExecutionIds): RiskStat
     pending: new Map(),
     protocolFees: new Map(),
     roundingResidual: 0n,
+    oracleStaleUntilMicros: 0,
     socialized: 0n,
     fundingRealized: 0n,
     candidates: new Set(),

@@ -39,7 +39,7 @@ export function marketSummary(state: RiskState, market: PerpMarketState, atMicro
   const change = market.stats.prices24h.change(atMicros);
   if (change !== undefined) summary.pxChange24h = texts.pxChange24h.of(change);
   if (market.mark !== undefined && !market.closed && perpPricesFresh(state, market, atMicros)) summary.markPrice = texts.mark.of(market.mark);
-  if (isFresh(market.oracle, atMicros, state.config.priceFreshnessMicros)) summary.oraclePrice = texts.oraclePrice.of(market.oracle.price);
+  if (isFresh(state, market.oracle, atMicros)) summary.oraclePrice = texts.oraclePrice.of(market.oracle.price);
   const mid = midPrice(market.book);
   if (mid !== undefined) summary.throttledMidPrice = texts.mid.of(mid);
   const updated = pricesUpdatedAtMicros(market);
@@ -67,7 +67,7 @@ export function spotMarketSummary(state: RiskState, market: SpotMarketState, atM
 export function assetOraclePrices(state: RiskState, atMicros: number): AssetOraclePriceView[] {
   const views: AssetOraclePriceView[] = [];
   for (const asset of state.assets.values()) {
-    if (!isFresh(asset.index, atMicros, state.config.priceFreshnessMicros)) continue;
+    if (!isFresh(state, asset.index, atMicros)) continue;
     views.push({ asset: asset.config.symbol, oraclePrice: asset.indexText.of(asset.index.price), updatedAt: microsToMillis(asset.index.atMicros) });
   }
   return views;

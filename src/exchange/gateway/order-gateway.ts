@@ -411,7 +411,7 @@ export class OrderGateway {
     }
     const market = engine.market(value.market.marketId)!;
     if (market.halted) return { error: "TRADING_HALTED_ERROR", message: `trading is halted on ${market.symbol}` };
-    if (faults.active("oracleStale", now) || !risk.pricesFresh(market.marketId, now)) {
+    if (!risk.pricesFresh(market.marketId, now)) {
       return { error: "NO_PRICES_FOUND_FOR_SYMBOL_ERROR", message: `no fresh oracle price for ${market.symbol}; retry shortly` };
     }
     if (value.operation === "createOrder" && market.kind === "perp" && !value.isTrigger && value.timeInForce === "IOC") {

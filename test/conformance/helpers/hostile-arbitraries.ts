@@ -194,7 +194,8 @@ export function stateDigest(running: RunningServer, parties: readonly Party[]): 
     state: exchangeState(exchange),
     ...exchangeDigest(exchange, parties, exchange.now()),
     faults: {
-      windows: (["engineUnavailable", "accountOwnerUnavailable", "serviceDisabled", "oracleStale"] as const).map((fault) => faults.end(fault) ?? null),
+      windows: (["engineUnavailable", "accountOwnerUnavailable", "serviceDisabled"] as const).map((fault) => faults.end(fault) ?? null),
+      oracleStaleUntil: exchange.risk.state.oracleStaleUntilMicros,
       responsesToDrop: faults.pendingDrops,
     },
     owners: exchange.owners.size,
