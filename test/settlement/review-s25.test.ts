@@ -34,33 +34,38 @@ function riskSnapshot(w: World): unknown {
   return { accounts, perps, protocolFees: [...state.protocolFees].map(([asset, amount]) => [asset, amount.toString()]), pending: state.pending.size };
 }
 
+/** A world with a maker and a taker funded in ETH, prices at 3000, and its time in Unix seconds. */
+function pair(): { w: World; maker: number; taker: number; nowSec: number } {
+  const w = new World();
+  const maker = w.account(0xb1, "100000");
+  const taker = w.account(0xb2, "100000");
+  w.prices("3000");
+  return { w, maker, taker, nowSec: Math.floor(w.now / 1e6) };
+}
+
+/** 130 s in 10 s steps, prices kept fresh: past a 120 s block delay, so the backlog's block comes. */
+function stallThrough(w: World): void {
+  for (let i = 0; i < 13; i++) {
+    w.advance(10_000_000);
+    w.prices("3000");
+  }
+}
+
 describe("review s25: signature deadlines at settlement", () => {
   it("busts SignatureExpired a taker's match whose block comes after the taker's signature deadline", () => {
-    const w = new World();
-    const maker = w.account(0xb1, "100000");
-    const taker = w.account(0xb2, "100000");
-    w.prices("3000");
-    const nowSec = Math.floor(w.now / 1e6);
+    const { w, maker, taker, nowSec } = pair();
     expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 120_000 } } as ExchangeInput).ok).toBe(true);
     const answer = w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 30 }));
     expect(answer.payload.status).toBe("FILLED");
-    // Keep the prices fresh while the chain stalls, then let the backlog's block come.
-    for (let i = 0; i < 13; i++) {
-      w.advance(10_000_000);
-      w.prices("3000");
-    }
+    stallThrough(w);
     const busts = w.of("bust");
     expect(busts.map((bust) => bust.record.reason)).toEqual([{ reasonName: "SignatureExpired", accountId: taker, deadline: nowSec + 30 }]);
     expect(w.position(taker)).toBeUndefined();
   });
 
   it("gives an injected SignatureExpired bust of a taker the deadline the taker signed (not 2^53 - 1)", () => {
-    const w = new World();
-    const maker = w.account(0xb1, "100000");
-    const taker = w.account(0xb2, "100000");
-    w.prices("3000");
-    const nowSec = Math.floor(w.now / 1e6);
+    const { w, maker, taker, nowSec } = pair();
     expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "bustNext", count: 1, reasonName: "SignatureExpired" } } as ExchangeInput).ok).toBe(true);
     expect(w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 30 })).payload.status).toBe("FILLED");
@@ -69,26 +74,16 @@ describe("review s25: signature deadlines at settlement", () => {
   });
 
   it("(control) busts SignatureExpired a resting maker's match whose block comes after the maker's signature deadline", () => {
-    const w = new World();
-    const maker = w.account(0xb1, "100000");
-    const taker = w.account(0xb2, "100000");
-    w.prices("3000");
-    const nowSec = Math.floor(w.now / 1e6);
+    const { w, maker, taker, nowSec } = pair();
     expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 30 })).ok).toBe(true);
     expect(w.handle({ kind: "fault", fault: { fault: "delayBlocks", durationMs: 120_000 } } as ExchangeInput).ok).toBe(true);
     expect(w.handle(w.orderInput(taker, true, "3000", "1", { timeInForce: "IOC", deadline: nowSec + 500 })).payload.status).toBe("FILLED");
-    for (let i = 0; i < 13; i++) {
-      w.advance(10_000_000);
-      w.prices("3000");
-    }
+    stallThrough(w);
     expect(w.of("bust").map((bust) => bust.record.reason)).toEqual([{ reasonName: "SignatureExpired", accountId: maker, deadline: nowSec + 30 }]);
   });
 
   it("keeps no signature deadline for an order that is no longer open (an IOC taker that filled)", () => {
-    const w = new World();
-    const maker = w.account(0xb1, "100000");
-    const taker = w.account(0xb2, "100000");
-    w.prices("3000");
+    const { w, maker, taker } = pair();
     const deadlines = (w.exchange as unknown as { orderDeadlines: { size: number } }).orderDeadlines;
     for (let i = 0; i < 5; i++) {
       w.order(maker, false, "3000", "1");
@@ -101,11 +96,7 @@ describe("review s25: signature deadlines at settlement", () => {
   });
 
   it("checks a crossing modify's match against the deadline of the modify's signature, not the one it replaced", () => {
-    const w = new World();
-    const maker = w.account(0xb1, "100000");
-    const buyer = w.account(0xb2, "100000");
-    w.prices("3000");
-    const nowSec = Math.floor(w.now / 1e6);
+    const { w, maker, taker: buyer, nowSec } = pair();
     expect(w.handle(w.orderInput(maker, false, "3000", "1", { timeInForce: "GTC", deadline: nowSec + 86_400 })).ok).toBe(true);
     const resting = w.handle(w.orderInput(buyer, true, "2990", "1", { timeInForce: "GTC", deadline: nowSec + 30 }));
     expect(resting.payload.status).toBe("OPEN");
@@ -132,10 +123,7 @@ describe("review s25: signature deadlines at settlement", () => {
       },
     } as ExchangeInput);
     expect(modify.payload?.status, JSON.stringify(modify)).toBe("FILLED");
-    for (let i = 0; i < 13; i++) {
-      w.advance(10_000_000);
-      w.prices("3000");
-    }
+    stallThrough(w);
     // The match was signed (by the modify) until nowSec + 86,400: it is not stale at its block.
     expect(w.of("bust").map((bust) => bust.record.reason)).toEqual([]);
     expect(w.position(buyer)).toEqual({ qty: "1", side: "B" });
