@@ -10,15 +10,15 @@
  *
  * Types, for every file:
  * - `time` is Timestamp(ms, UTC): the record's own time for events
- *   (execution and bust `timestamp`, order `lastUpdateAt`), the virtual
- *   sample time for sampled files;
+ *   (execution, bust and ledger entry `timestamp`, order `lastUpdateAt`),
+ *   the virtual sample time for sampled files;
  * - prices, quantities and money are Float64 *analysis* columns, parsed from
  *   the wire decimals (Number(text), correctly rounded to the nearest
  *   double). They are for plots and statistics, not for accounting: the
  *   exact decimals stay in the wire records (the REST reads, the streams,
  *   the input log replay) and summary.json sums money exactly;
- * - ids that are uint64 on the wire (orderId, fillId, clientOrderId) are
- *   Utf8; account ids are Int32, sequence numbers Int64;
+ * - ids that are uint64 on the wire (orderId, fillId, clientOrderId, the
+ *   ledger entry id) are Utf8; account ids are Int32, sequence numbers Int64;
  * - symbols, agent names, assets and enums are Dictionary<Int32, Utf8>;
  * - an absent optional wire field is null.
  * `agent` is the scenario's agent name owning the account, "(pool)" for the
@@ -66,6 +66,36 @@
  *   busted match (takerOrderId, makerOrderId), so settled filled qty is
  *   cumQty less those busts' qty.
  *
+ * ledger.arrow: one row per account ledger entry (spec 2.20 Transfer, as
+ *   the transfers stream and REST /v2/wallet/{address}/transfers carry
+ *   it: one entry per account side of each on-chain leg, zero-amount legs
+ *   never recorded), every account, in the order the ledger recorded them
+ *   (id increasing). Every balance change is one entry: an account's
+ *   amounts of an asset sum to its realBalance (from zero: the setup
+ *   deposits are entries too).
+ *   time (the entry's timestamp), id (the entry id, unique across all
+ *   accounts, increasing with time), accountId, agent, type (the
+ *   TransferType: DEPOSIT, WITHDRAWAL, TRANSFER_IN, TRANSFER_OUT, STAKE,
+ *   UNSTAKE, SPOT_LEG, PERP_FEE, PERP_REBATE, REALIZED_PNL, FUNDING,
+ *   LIQUIDATION_PENALTY, COLLATERAL_LIQUIDATION, SOCIALIZED_LOSS, see
+ *   spec/enums.ts), asset, amount (in `asset` units, signed: positive
+ *   credits the account, negative debits it; never 0), netDepositsAfter
+ *   (the account's net deposits of `asset` after the entry, the
+ *   balanceDEPRECATED of balances.arrow: moved only by DEPOSIT,
+ *   WITHDRAWAL, TRANSFER_IN and TRANSFER_OUT, repeated by the other
+ *   types), counterpartyAccountId, counterpartyAgent (the other account:
+ *   of a TRANSFER_IN/OUT, of a SPOT_LEG between the two sides, the taker
+ *   for the pool's or a referrer's PERP_REBATE, the pool for a
+ *   liquidated account's LIQUIDATION_PENALTY, COLLATERAL_LIQUIDATION and
+ *   pool-covered SOCIALIZED_LOSS and the account for the pool's; null
+ *   when none), fillId (the execution the entry settles: REALIZED_PNL,
+ *   FUNDING, PERP_FEE, PERP_REBATE and SPOT_LEG entries; null otherwise).
+ *   A perp ORDER_MATCH's taker has a PERP_FEE of -takerFee and a
+ *   PERP_REBATE of +takerRebateCredit, the pool (counterparty: the
+ *   taker) a PERP_REBATE of +poolFeeCredit, a referrer one of
+ *   +referrerFeeCredit; a spot taker's fee is a SPOT_LEG of -takerFee in
+ *   the quote asset without counterparty; a busted match has no entry.
+ *
  * positions.arrow: at each sample, one row per agent and perp market
  *   (qty 0 when flat). time, agent, accountId, symbol, qty (signed: long
  *   positive), avgEntryPrice (null when flat), markPrice, notional
@@ -99,9 +129,10 @@ import { join } from "node:path";
 import { formatScaled, toE18 } from "../core/decimal.ts";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
+import type { Transfer } from "../spec/account.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import type { ExecutionBust } from "../spec/bust.ts";
-import { CANCEL_REASONS, EXECUTION_TYPES, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCES } from "../spec/enums.ts";
+import { CANCEL_REASONS, EXECUTION_TYPES, ORDER_STATUSES, ORDER_TYPES, TIME_IN_FORCES, TRANSFER_TYPES } from "../spec/enums.ts";
 import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import { BoolColumn, ColumnTable, DEFAULT_BATCH_ROWS, DictColumn, F64Column, I32Column, I64Column, TimeColumn, Utf8Column, type Column } from "./columns.ts";
 import { RunSampler } from "./sampler.ts";
@@ -112,7 +143,7 @@ type WireOrder = Extract<ExchangeOutput, { kind: "order" }>["row"];
 /** The agent name of the backstop pool account. */
 export const POOL_AGENT = "(pool)";
 
-export const RUN_OUTPUT_FILES = ["executions", "busts", "orders", "positions", "balances", "equity", "prices", "depth"] as const;
+export const RUN_OUTPUT_FILES = ["executions", "busts", "orders", "ledger", "positions", "balances", "equity", "prices", "depth"] as const;
 export type RunOutputFile = (typeof RUN_OUTPUT_FILES)[number];
 
 export interface RunOutputsOptions {
@@ -265,6 +296,26 @@ function ordersTable(v: RunVocabulary, batchRows: number) {
   );
 }
 
+function ledgerTable(v: RunVocabulary, batchRows: number) {
+  return table(
+    "ledger",
+    {
+      time: new TimeColumn("time"),
+      id: new Utf8Column("id"),
+      accountId: new I32Column("accountId"),
+      agent: new DictColumn("agent", v.agents),
+      type: new DictColumn("type", TRANSFER_TYPES),
+      asset: new DictColumn("asset", v.assets),
+      amount: new F64Column("amount"),
+      netDepositsAfter: new F64Column("netDepositsAfter"),
+      counterpartyAccountId: new I32Column("counterpartyAccountId"),
+      counterpartyAgent: new DictColumn("counterpartyAgent", v.agents),
+      fillId: new Utf8Column("fillId"),
+    },
+    batchRows,
+  );
+}
+
 function sampledTables(v: RunVocabulary, batchRows: number) {
   return {
     positions: table(
@@ -348,7 +399,13 @@ function sampledTables(v: RunVocabulary, batchRows: number) {
 type Tables = ReturnType<typeof makeTables>;
 
 function makeTables(v: RunVocabulary, batchRows: number) {
-  return { executions: executionsTable(v, batchRows), busts: bustsTable(v, batchRows), orders: ordersTable(v, batchRows), ...sampledTables(v, batchRows) };
+  return {
+    executions: executionsTable(v, batchRows),
+    busts: bustsTable(v, batchRows),
+    orders: ordersTable(v, batchRows),
+    ledger: ledgerTable(v, batchRows),
+    ...sampledTables(v, batchRows),
+  };
 }
 
 /**
@@ -414,6 +471,9 @@ export class RunOutputsRecorder implements RunObserver {
         break;
       case "order":
         this.order(output.row, output.onOrderChanges);
+        break;
+      case "transfer":
+        this.transfer(output.entry);
         break;
       default:
         break;
@@ -606,6 +666,24 @@ export class RunOutputsRecorder implements RunObserver {
     c.expiresAfterSec.pushOptional(row.expiresAfter);
     c.cancelReason.pushOptional(row.cancelReason);
     c.onOrderChanges.push(onOrderChanges);
+    t.endRow();
+  }
+
+  private transfer(entry: Transfer): void {
+    const { c, t } = this.ready().ledger;
+    const agentOf = this.vocabulary!.agentOf;
+    const counterparty = entry.counterpartyAccountId;
+    c.time.push(entry.timestamp);
+    c.id.push(entry.id);
+    c.accountId.push(entry.accountId);
+    c.agent.pushOptional(agentOf.get(entry.accountId));
+    c.type.push(entry.type);
+    c.asset.push(entry.asset);
+    c.amount.pushDecimal(entry.amount);
+    c.netDepositsAfter.pushDecimal(entry.netDepositsAfter);
+    c.counterpartyAccountId.pushOptional(counterparty);
+    c.counterpartyAgent.pushOptional(counterparty === undefined ? undefined : agentOf.get(counterparty));
+    c.fillId.pushOptional(entry.fillId);
     t.endRow();
   }
 

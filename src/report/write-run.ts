@@ -7,8 +7,8 @@
  *   console.log(written.table);          // the terminal summary
  *   // written.files: the paths, written.summary: the RunSummary
  *
- * Files in DIR: executions, busts, orders, positions, balances, equity,
- * prices and depth as .arrow (record/run-outputs.ts documents the columns),
+ * Files in DIR: executions, busts, orders, ledger, positions, balances,
+ * equity, prices and depth as .arrow (record/run-outputs.ts documents the columns),
  * summary.json (summary.ts) and report.html (html.ts).
  *
  * The recorder and the summary share one sampler, so each observer sample

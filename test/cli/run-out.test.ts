@@ -197,10 +197,14 @@ describe("run --out", () => {
     expect(readdirSync(out)).toEqual(["inputs.arrow"]);
   });
 
-  it("writes every file of a run, and nothing else", async () => {
+  it("writes every file of a run, and nothing else, and prints their list", async () => {
     const out = join(dir, "run", "default");
+    vi.mocked(console.log).mockClear();
     await runCommand("default", { out, progress: false, duration: "2" });
     const expected = [...RUN_OUTPUT_FILES.map((name) => `${name}.arrow`), "inputs.arrow", "summary.json", "report.html"];
-    expect(readdirSync(out).sort()).toEqual(expected.sort());
+    expect(expected).toEqual(["executions.arrow", "busts.arrow", "orders.arrow", "ledger.arrow", "positions.arrow", "balances.arrow", "equity.arrow", "prices.arrow", "depth.arrow", "inputs.arrow", "summary.json", "report.html"]);
+    expect(readdirSync(out).sort()).toEqual(expected.slice().sort());
+    const printed = vi.mocked(console.log).mock.calls.map((call) => String(call[0]));
+    expect(printed).toContain(`wrote ${expected.length} files to ${out}: ${expected.join(", ")}`);
   }, 60_000);
 });

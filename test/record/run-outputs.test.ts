@@ -76,6 +76,7 @@ describe("RunOutputsRecorder", () => {
 
   it("writes every file, readable as Arrow IPC", () => {
     expect([...tables.keys()]).toEqual([...RUN_OUTPUT_FILES]);
+    expect([...RUN_OUTPUT_FILES]).toEqual(["executions", "busts", "orders", "ledger", "positions", "balances", "equity", "prices", "depth"]);
     const times = tables.get("executions")!.schema.fields.find((f) => f.name === "time")!;
     expect(DataType.isTimestamp(times.type)).toBe(true);
     expect(String(times.type)).toBe("Timestamp<MILLISECOND, UTC>");
