@@ -274,7 +274,7 @@ export const overLeveraged = defineAgent<OverLeveragedParams>({
     const oracle = await OracleTracker.start(ctx);
     const positions = await PositionTracker.start(ctx);
     const trader = new OverLeveraged(ctx, grid, oracle, positions);
-    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/perpExecutions`, (message) => trader.onExecution(message.data as readonly PerpExecution[]));
+    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/perpExecutions`, (message) => trader.onExecution(message.data));
     ctx.after(p.startDelaySeconds * MICROS_PER_SECOND, () => trader.build());
     if (p.topUpSeconds !== null) ctx.after((p.startDelaySeconds + p.topUpSeconds) * MICROS_PER_SECOND, () => trader.topUp());
   },

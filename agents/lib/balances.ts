@@ -15,7 +15,7 @@ export class BalanceTracker {
 
   static async start(ctx: Pick<AgentContext<unknown>, "stream" | "reads" | "wallet" | "accountId">): Promise<BalanceTracker> {
     const tracker = new BalanceTracker(ctx.accountId);
-    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/accountBalances`, (message) => tracker.apply(message.data as readonly AccountBalance[]));
+    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/accountBalances`, (message) => tracker.apply(message.data));
     const initial = await ctx.reads.balances(ctx.wallet);
     if (!tracker.received) tracker.apply(initial);
     return tracker;

@@ -40,8 +40,8 @@ export class BookTracker {
 
   static async start(ctx: Pick<AgentContext<unknown>, "stream">, symbol: string): Promise<BookTracker> {
     const tracker = new BookTracker(symbol);
-    const subscribed = await ctx.stream.subscribe(`/v2/market/${symbol}/depth`, (message) => tracker.apply(message.data as Depth));
-    if (subscribed.contents !== undefined) tracker.apply(subscribed.contents as Depth);
+    const subscribed = await ctx.stream.subscribe(`/v2/market/${symbol}/depth`, (message) => tracker.apply(message.data));
+    if (subscribed.contents !== undefined) tracker.apply(subscribed.contents);
     return tracker;
   }
 

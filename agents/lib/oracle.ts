@@ -29,7 +29,7 @@ export class OracleTracker {
   /** Subscribes to the channel; resolves once subscribed (prices follow with the next update). */
   static async start(ctx: Pick<AgentContext<unknown>, "stream">): Promise<OracleTracker> {
     const tracker = new OracleTracker();
-    await ctx.stream.subscribe(ORACLE_CHANNEL, (message) => tracker.apply(message.data as readonly AssetOraclePrice[]));
+    await ctx.stream.subscribe(ORACLE_CHANNEL, (message) => tracker.apply(message.data));
     return tracker;
   }
 

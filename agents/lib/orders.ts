@@ -53,8 +53,8 @@ export class OrderTracker {
 
   static async start(ctx: Pick<AgentContext<unknown>, "stream" | "wallet">): Promise<OrderTracker> {
     const tracker = new OrderTracker();
-    const subscribed = await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/orderChanges`, (message) => tracker.apply(message.data as readonly Order[]));
-    const snapshot = subscribed.contents as { data: readonly Order[]; snapshotSequenceNumber: number } | undefined;
+    const subscribed = await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/orderChanges`, (message) => tracker.apply(message.data));
+    const snapshot = subscribed.contents;
     if (snapshot !== undefined) tracker.restore(snapshot.data, snapshot.snapshotSequenceNumber);
     return tracker;
   }

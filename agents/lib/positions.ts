@@ -34,7 +34,7 @@ export class PositionTracker {
 
   static async start(ctx: Pick<AgentContext<unknown>, "stream" | "reads" | "wallet" | "accountId">): Promise<PositionTracker> {
     const tracker = new PositionTracker(ctx.accountId);
-    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/positions`, (message) => tracker.apply(message.data as readonly Position[]));
+    await ctx.stream.subscribe(`/v2/wallet/${ctx.wallet}/positions`, (message) => tracker.apply(message.data));
     const initial = await ctx.reads.positions(ctx.wallet);
     if (!tracker.received) tracker.apply(initial);
     return tracker;

@@ -28,7 +28,7 @@ import type { ReadTransport } from "../client/transport.ts";
 import type { Rng } from "../core/rng.ts";
 import type { TimerId } from "../core/scheduler.ts";
 import type { Micros } from "../core/time.ts";
-import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
+import type { ChannelMessage, ChannelSubscribed } from "../spec/stream-envelopes.ts";
 
 /** A market as an agent sees it (from the market definitions). */
 export interface AgentMarket {
@@ -55,7 +55,13 @@ export interface AgentParamsContext {
   readonly markets: readonly ParamsMarket[];
 }
 
-export type StreamHandler = (message: StreamChannelData) => void | Promise<void>;
+/**
+ * A handler of the channel named `Name`: its messages' `data` is typed by
+ * the channel (ChannelMessage, src/spec/channels.ts ChannelDataOf). With a
+ * name known only at run time (`string`, the default) it gets a
+ * StreamChannelData whose `data` is `unknown`.
+ */
+export type StreamHandler<Name extends string = string> = (message: ChannelMessage<Name>) => void | Promise<void>;
 
 /**
  * The streaming interface of one connection. `subscribe` resolves with the
@@ -63,6 +69,11 @@ export type StreamHandler = (message: StreamChannelData) => void | Promise<void>
  * one); every later `channel_data` of the channel goes to `onMessage`, in
  * order, after it. It rejects with the server's error text for an invalid
  * channel name or a failed snapshot.
+ *
+ * Typed by the channel's name: with a literal or template name, such as
+ * `/v2/market/${symbol}/depth` or `/v2/wallet/${wallet}/orderChanges`,
+ * `message.data` is the channel's payload type (Depth, readonly Order[])
+ * and the `subscribed` frame's `contents` its snapshot type, with no cast.
  *
  * A live stream (connectWsStream, /ws) can be closed by the server (spec
  * 6.3: 1013 slow consumer, 1012 resync, 1001 shutdown), and the updates of
@@ -74,7 +85,7 @@ export type StreamHandler = (message: StreamChannelData) => void | Promise<void>
  * closes.
  */
 export interface AgentStream {
-  subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed>;
+  subscribe<Name extends string>(channel: Name, onMessage: StreamHandler<Name>): Promise<ChannelSubscribed<Name>>;
   unsubscribe(channel: string): void;
 }
 

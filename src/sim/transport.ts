@@ -78,7 +78,7 @@ import { channelHasSnapshot } from "../spec/channels.ts";
 import type { Depth } from "../spec/depth.ts";
 import { DEPTH_REST_LIMIT_DEFAULT, DEPTH_REST_LIMIT_MAX } from "../spec/limits.ts";
 import { STREAM_ERROR_INVALID_CHANNEL_NAME, streamSnapshotErrorMessage, type RequestErrorCode } from "../spec/errors.ts";
-import type { StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
+import type { ChannelSubscribed, StreamChannelData, StreamSubscribed } from "../spec/stream-envelopes.ts";
 import type { AgentStream, StreamHandler } from "./agent.ts";
 import { OrderedPath } from "./latency.ts";
 import { deepFreeze, type StreamReceiver, type SimWorld } from "./world.ts";
@@ -351,7 +351,7 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
    * A refusal also ends the handler held before when the exchange rolled
    * the subscription back (a failed snapshot), as the SDK's live stream does.
    */
-  subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed> {
+  subscribe<Name extends string>(channel: Name, onMessage: StreamHandler<Name>): Promise<ChannelSubscribed<Name>> {
     const seq = ++this.streamSeq;
     return new Promise((resolve, reject) => {
       const kernel = this.world.kernel;
@@ -360,8 +360,9 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
         kernel.schedule(this.options.marketData.arrival(kernel.now()), () => {
           this.runtime.settled();
           if (answer.ok) {
-            if ((this.unsubscribedAt.get(channel) ?? 0) < seq) this.handlers.set(channel, onMessage);
-            resolve(answer.subscribed);
+            // Kept in the map of every channel's handlers; it gets only this channel's messages, which are of the type it declares.
+            if ((this.unsubscribedAt.get(channel) ?? 0) < seq) this.handlers.set(channel, onMessage as unknown as StreamHandler);
+            resolve(answer.subscribed as ChannelSubscribed<Name>);
             return;
           }
           this.handlers.delete(channel);

@@ -8,6 +8,7 @@ import {
   CHANNEL_KINDS,
   CHANNELS,
   type AddressChannelKind,
+  type ChannelNameOf,
   type ChannelKind,
   type PlainChannelKind,
   type SymbolChannelKind,
@@ -99,11 +100,13 @@ export function parseChannel(name: string): ParsedChannel | undefined {
  * Builds the name of a channel. Throws when the parameter is missing, not
  * expected, or does not match its pattern: a malformed name is a bug in the
  * caller, not an input to recover from. Code that holds a kind of unknown
- * parameter class builds through formatChannel.
+ * parameter class builds through formatChannel. The name's type is its
+ * kind's pattern (ChannelNameOf), so a stream subscribed by it hands typed
+ * messages.
  */
-export function channelName(kind: PlainChannelKind): string;
-export function channelName(kind: SymbolChannelKind, symbol: string): string;
-export function channelName(kind: AddressChannelKind, address: string): string;
+export function channelName<K extends PlainChannelKind>(kind: K): ChannelNameOf<K>;
+export function channelName<K extends SymbolChannelKind>(kind: K, symbol: string): ChannelNameOf<K>;
+export function channelName<K extends AddressChannelKind>(kind: K, address: string): ChannelNameOf<K>;
 export function channelName(kind: ChannelKind, param?: string): string {
   const spec = CHANNELS[kind];
   if (spec.param === "none") {

@@ -148,3 +148,47 @@ export const CHANNEL_KINDS: readonly ChannelKind[] = [
 export function channelHasSnapshot(kind: ChannelKind): kind is SnapshotChannelKind {
   return CHANNELS[kind].snapshot !== null;
 }
+
+/**
+ * A name template with its parameter as `${string}`:
+ * "/v2/market/{symbol}/depth" -> `/v2/market/${string}/depth`.
+ */
+type NamePattern<Template extends string> = Template extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${Tail}` : Template;
+
+/** The names of a channel kind, as a type: `/v2/market/${string}/depth` for "marketDepth" (what channelName returns). */
+export type ChannelNameOf<K extends ChannelKind> = NamePattern<Catalogue[K]["template"]>;
+
+/**
+ * The channel kind a channel name is, read from its text at compile time:
+ * `/v2/market/BTC-PERP/depth` is "marketDepth", `/v2/perpMarkets/summary`
+ * is "perpMarketsSummary". `never` for a name that is no channel, and for a
+ * name whose text is not known until run time (a plain `string`).
+ *
+ * No name matches two templates: the templates differ in a fixed part
+ * around the parameter (`/v2/perpMarket/` is not a prefix of
+ * `/v2/perpMarkets/summary`).
+ */
+export type ChannelKindOf<Name extends string> = {
+  [K in ChannelKind]: Name extends NamePattern<Catalogue[K]["template"]> ? K : never;
+}[ChannelKind];
+
+/**
+ * The `data` payload type of the channel named `Name` (CHANNELS[kind].data),
+ * or `unknown` when the name's text is not known at compile time. This is
+ * the spec's shape of what the server sends: the in-process stream hands
+ * the exchange's own values, and the live stream (client/transports/
+ * ws-stream.ts) hands the decoded JSON without validating it, as a typed
+ * client of a trusted server does.
+ */
+export type ChannelDataOf<Name extends string> = [ChannelKindOf<Name>] extends [never] ? unknown : ChannelData<ChannelKindOf<Name>>;
+
+/**
+ * The `subscribed.contents` type of the channel named `Name`: its snapshot
+ * (depth, orderChanges, transfers), `undefined` for a channel without one,
+ * `unknown` when the name's text is not known at compile time.
+ */
+export type ChannelContentsOf<Name extends string> = [ChannelKindOf<Name>] extends [never]
+  ? unknown
+  : ChannelKindOf<Name> extends SnapshotChannelKind
+    ? ChannelSnapshot<ChannelKindOf<Name>>
+    : undefined;

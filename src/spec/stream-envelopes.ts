@@ -6,6 +6,7 @@
  * (channels.ts).
  */
 import { z } from "zod";
+import type { ChannelContentsOf, ChannelDataOf } from "./channels.ts";
 import { UnsignedInteger } from "./scalars.ts";
 
 /**
@@ -52,6 +53,9 @@ export const StreamSubscribed = z
   .meta({ id: "StreamSubscribed" });
 export type StreamSubscribed = z.infer<typeof StreamSubscribed>;
 
+/** The `subscribed` frame of the channel named `Name`, its `contents` typed by the channel (ChannelContentsOf). */
+export type ChannelSubscribed<Name extends string> = StreamSubscribed & { readonly contents?: ChannelContentsOf<Name> };
+
 export const StreamUnsubscribed = z
   .looseObject({ type: z.literal("unsubscribed"), channel: z.string() })
   .meta({ id: "StreamUnsubscribed" });
@@ -62,6 +66,13 @@ export const StreamChannelData = z
   .looseObject({ type: z.literal("channel_data"), timestamp: UnsignedInteger, channel: z.string(), data: z.unknown() })
   .meta({ id: "StreamChannelData" });
 export type StreamChannelData = z.infer<typeof StreamChannelData>;
+
+/**
+ * A `channel_data` message of the channel named `Name`, its `data` typed
+ * by the channel (ChannelDataOf: `/v2/market/${string}/depth` carries a
+ * Depth; a name known only at run time, `unknown`).
+ */
+export type ChannelMessage<Name extends string> = StreamChannelData & { readonly data: ChannelDataOf<Name> };
 
 /**
  * Streaming error (spec 7.5); `channel` is present when the error is tied

@@ -45,7 +45,7 @@
  */
 import WebSocket from "ws";
 import type { AgentStream, StreamHandler } from "../../sim/agent.ts";
-import type { StreamChannelData, StreamSubscribed } from "../../spec/stream-envelopes.ts";
+import type { ChannelSubscribed, StreamChannelData, StreamSubscribed } from "../../spec/stream-envelopes.ts";
 import { ConnectionError, SubscribeFailedError } from "../errors.ts";
 import { openWebSocket } from "../internal/open-socket.ts";
 
@@ -214,11 +214,13 @@ class LiveStream implements WsStream {
     return undefined;
   }
 
-  subscribe(channel: string, onMessage: StreamHandler): Promise<StreamSubscribed> {
+  subscribe<Name extends string>(channel: Name, onMessage: StreamHandler<Name>): Promise<ChannelSubscribed<Name>> {
     return new Promise((resolve, reject) => {
       const failed = this.send({ type: "subscribe", channel });
       if (failed !== undefined) return reject(failed);
-      this.pending.push({ kind: "subscribe", channel, seq: ++this.seq, handler: onMessage, resolve, reject });
+      // Kept with every channel's handlers; the server's frames of this channel have the spec's shapes its types declare (not validated: see ChannelDataOf).
+      const resolveFrame = resolve as (frame: StreamSubscribed) => void;
+      this.pending.push({ kind: "subscribe", channel, seq: ++this.seq, handler: onMessage as unknown as StreamHandler, resolve: resolveFrame, reject });
     });
   }
 
