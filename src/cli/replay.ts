@@ -43,6 +43,16 @@
  *   log's scenario can be loaded by its name), or add your own key as a
  *   signer with POST /admin/signers.
  *
+ * Which code: a log names the code that recorded it (`shadowbook.code`,
+ * src/record/code-id.ts). When that is not this code, a line after the
+ * first says so, naming both; a log written before logs named their code
+ * gets a line saying it does not name it; a log recorded by this code gets
+ * none. On a divergence, one more line after the DIVERGES report reads the
+ * comparison: other code (or none named) means the divergence may be the
+ * code change; this code means it is not one (DESIGN.md: same code, same
+ * Node major version, same outputs), so a determinism bug or an altered
+ * log. Exit statuses are as above.
+ *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
  * replays nothing and writes no state file. `--clock`, `--port` and
@@ -60,6 +70,7 @@ import type { ClockMode } from "../live/driver.ts";
 import { tuneHeapForServing } from "../live/heap-tuning.ts";
 import { startLiveServer, type RunningServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
+import { codeIdentity } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
 import { describeLogEnd, readInputLog, replayInputLog, type InputLog, type LogEnd } from "../record/replay.ts";
@@ -99,11 +110,56 @@ export interface ReplayCommandResult {
   readonly steps: number;
   readonly fingerprint: string;
   readonly diverged: boolean;
+  /** The code that recorded the log against the code that replayed it. */
+  readonly code: CodeComparison;
   /** Set when the log does not end as a closed one does (cut short, unclosed, bytes after its end): only its complete batches were replayed. */
   readonly logEnd?: LogEnd;
   readonly state?: ExchangeState;
   readonly statePath?: string;
   readonly running?: RunningServer;
+}
+
+/** The code that recorded a log (as the log names it) against the code replaying it (src/record/code-id.ts). */
+export interface CodeComparison {
+  /** `shadowbook.code` of the log; undefined when it names none (written before logs named their code). */
+  readonly recorded: string | undefined;
+  /** This process's code identity. */
+  readonly running: string;
+  /** "same", "other" (the log names other code) or "unnamed" (it names none). */
+  readonly kind: "same" | "other" | "unnamed";
+}
+
+export function compareCode(recorded: string | undefined, running: string): CodeComparison {
+  return { recorded, running, kind: recorded === undefined ? "unnamed" : recorded === running ? "same" : "other" };
+}
+
+/** A code identity read from a log, as printed: as is when it looks like one, else quoted with escapes and cut (it is text from a file). */
+function shownCode(text: string): string {
+  return /^[\x21-\x7e]{1,80}$/.test(text) ? text : `${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? "..." : ""}`;
+}
+
+/** The line printed after the first one: which code recorded the log, when not this code; undefined when it was this code. */
+export function codeLine(code: CodeComparison): string | undefined {
+  switch (code.kind) {
+    case "same":
+      return undefined;
+    case "other":
+      return `  code: recorded by ${shownCode(code.recorded!)}, replayed by ${code.running}: the code differs`;
+    case "unnamed":
+      return `  code: the log does not name the code that recorded it (written before logs did); replayed by ${code.running}`;
+  }
+}
+
+/** The line printed after a DIVERGES report: what the code comparison says about the divergence. */
+export function divergenceCodeLine(code: CodeComparison): string {
+  switch (code.kind) {
+    case "same":
+      return `  recorded by this code (${code.running}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`;
+    case "other":
+      return `  the code differs (recorded by ${shownCode(code.recorded!)}, replayed by ${code.running}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`;
+    case "unnamed":
+      return "  the log does not name its code: the divergence may come from a code change since it was recorded, not nondeterminism";
+  }
 }
 
 /** An ISO-8601 date-time with a zone: date, hour and minute, optional seconds and milliseconds, Z or ±hh:mm. */
@@ -182,14 +238,18 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${log.scenario}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
+  const code = compareCode(log.code, codeIdentity());
+  const recordedBy = codeLine(code);
+  if (recordedBy !== undefined) console.log(recordedBy);
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
   if (result.divergence !== undefined) {
     const { step, replayed } = result.divergence;
     console.log(`  DIVERGES at step ${step.index} (${formatMicros(step.timeMicros)}, ${step.kind}): recorded fingerprint ${step.fingerprint}..., replayed ${replayed}`);
     if (step.input !== undefined) console.log(`  input: ${JSON.stringify(step.input).slice(0, 400)}`);
+    console.log(divergenceCodeLine(code));
     process.exitCode = 1;
-    return { steps: result.steps, fingerprint: result.fingerprint, diverged: true, ...logEnd };
+    return { steps: result.steps, fingerprint: result.fingerprint, diverged: true, code, ...logEnd };
   }
   const until = untilMicros === undefined ? "" : ` up to ${formatMicros(untilMicros)}`;
   const cutShort = log.end === undefined || log.end.kind === "trailing" ? "" : " (of a log cut short: see the warning above)";
@@ -199,16 +259,16 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     console.log(`  the run failed inside its last step, after output ${log.failedAfterOutputs.toLocaleString("en-US")}: the replay ran the step to its end (${more.toLocaleString("en-US")} output${more === 1 ? "" : "s"} more, not fingerprinted)`);
   }
   console.log(`  fingerprint ${result.fingerprint}`);
-  if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd };
+  if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, code, ...logEnd };
 
   const state = exchangeState(result.exchange);
   printDigest(state, result.steps, log.steps.length);
   const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
   writeFileSync(statePath, `${JSON.stringify(stateFile(log, result.steps, result.fingerprint, state), null, 2)}\n`);
   console.log(`  wrote ${statePath}`);
-  if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath };
+  if (listenPort === undefined) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, code, ...logEnd, state, statePath };
   const running = await serveReplayed(log, result.exchange, { clock, host, port: listenPort });
-  return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, ...logEnd, state, statePath, running };
+  return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, code, ...logEnd, state, statePath, running };
 }
 
 /**

@@ -19,7 +19,9 @@
  * |             |                     | on every step, all 64 on the last and on every 10,000th          |
  * |             |                     | (live: on the last of every batch, as any batch may be the last) |
  *
- * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.config`
+ * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.code`
+ * (the code that recorded the log, "0.1.0+3f2a9c1b7e40": code-id.ts; logs
+ * written before it have none, and replay says so), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
  * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`;
  * and, only in the log of a run that failed (a fuzz seed's, written by
@@ -46,6 +48,7 @@ import type { ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import type { SimWorld } from "../sim/world.ts";
+import { codeIdentity } from "./code-id.ts";
 import { ColumnTable, DictColumn, I64Column, Utf8Column, type Column } from "./columns.ts";
 
 export const INPUT_LOG_FORMAT = "input-log/1";
@@ -54,6 +57,8 @@ export const FULL_FINGERPRINT_EVERY = 10_000;
 export const INPUT_KINDS = ["request", "prices", "admin", "fault", "advance"] as const;
 /** Schema metadata of a failed run's log: the outputs its fingerprint covers (see above). */
 export const FAILED_AFTER_OUTPUTS_KEY = "shadowbook.failedAfterOutputs";
+/** Schema metadata: the code identity of the process that recorded the log (code-id.ts). */
+export const CODE_KEY = "shadowbook.code";
 
 /** JSON with bigints as {"$bigint": "<decimal>"} (the signing config's chain id is one). */
 export function configToJson(config: ExchangeConfig): string {
@@ -114,11 +119,14 @@ export interface InputLogSetup {
   readonly scenario: string;
   /** "signed" or "trusted" (a live server is always "signed"). */
   readonly signatures: string;
+  /** The code that records the log (code-id.ts); default: this process's, codeIdentity(). */
+  readonly code?: string;
 }
 
 export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
   return new Map([
     ["shadowbook.format", INPUT_LOG_FORMAT],
+    [CODE_KEY, setup.code ?? codeIdentity()],
     ["shadowbook.config", configToJson(setup.config)],
     ["shadowbook.seed", String(setup.seed)],
     ["shadowbook.startMicros", String(setup.startMicros)],
@@ -158,6 +166,11 @@ export class InputLogColumns {
   }
 }
 
+export interface InputLogRecorderOptions {
+  /** The code identity the log names (`shadowbook.code`); default: this process's (code-id.ts). */
+  readonly code?: string;
+}
+
 /**
  * A RunObserver that records the input log; `write(path)` after the run.
  * The fingerprint of a step is read after it ran, so it is taken when the
@@ -165,14 +178,26 @@ export class InputLogColumns {
  */
 export class InputLogRecorder implements RunObserver {
   private readonly columns = new InputLogColumns();
+  private readonly code: string | undefined;
   private world: SimWorld | undefined;
   private table: ColumnTable | undefined;
   private steps = 0;
   private open = false;
 
+  constructor(options: InputLogRecorderOptions = {}) {
+    this.code = options.code;
+  }
+
   begin(setup: RunSetup): void {
     this.world = setup.world;
-    const metadata = inputLogMetadata({ config: setup.config, seed: setup.seed, startMicros: setup.startMicros, scenario: setup.scenario.name, signatures: setup.signatures });
+    const metadata = inputLogMetadata({
+      config: setup.config,
+      seed: setup.seed,
+      startMicros: setup.startMicros,
+      scenario: setup.scenario.name,
+      signatures: setup.signatures,
+      ...(this.code === undefined ? {} : { code: this.code }),
+    });
     this.table = new ColumnTable("inputs", this.columns.list, undefined, metadata);
   }
 

@@ -26,7 +26,7 @@ import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStreamTail, type LastBatch, type StreamWalk } from "./arrow-files.ts";
-import { configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
@@ -70,6 +70,12 @@ export interface InputLog {
   readonly startMicros: number;
   readonly signatures: string;
   readonly configJson: string;
+  /**
+   * The code that recorded the log (`shadowbook.code`, code-id.ts), as the
+   * log names it; undefined for a log written before logs named their code.
+   * Only reported (a replay runs any log through the code it has).
+   */
+  readonly code?: string;
   readonly steps: readonly LoggedStep[];
   /** Set when the log's bytes do not end as a closed log's do (describeLogEnd says how); its steps are those read. */
   readonly end?: LogEnd;
@@ -260,6 +266,7 @@ export function readInputLog(path: string): InputLog {
   const signatures = need("shadowbook.signatures");
   const configJson = need("shadowbook.config");
   const failedAfterOutputs = meta.has(FAILED_AFTER_OUTPUTS_KEY) ? integer(FAILED_AFTER_OUTPUTS_KEY) : undefined;
+  const code = meta.get(CODE_KEY);
   let config: unknown;
   try {
     config = configFromJson(configJson);
@@ -304,6 +311,7 @@ export function readInputLog(path: string): InputLog {
     startMicros,
     signatures,
     configJson,
+    ...(code === undefined ? {} : { code }),
     steps,
     ...(end === undefined ? {} : { end }),
     ...(failedAfterOutputs === undefined ? {} : { failedAfterOutputs }),

@@ -1,9 +1,9 @@
 /**
  * report.html: one self-contained page per run: the run's scenario, seed,
- * signature mode, fingerprint and figures, the summary tables, and charts
- * drawn as inline SVG in Node by vega-lite (compiled to vega) and vega's
- * headless SVG renderer. No script, stylesheet, font or image is loaded
- * from anywhere: the page opens offline.
+ * signature mode, fingerprint, code (src/record/code-id.ts) and figures,
+ * the summary tables, and charts drawn as inline SVG in Node by vega-lite
+ * (compiled to vega) and vega's headless SVG renderer. No script,
+ * stylesheet, font or image is loaded from anywhere: the page opens offline.
  *
  * Source of the data: what the summary observer collected during the run
  * (RunSummaryObserver.summarize() and .series()), not the Arrow files, so
@@ -204,6 +204,7 @@ export async function renderReportHtml(summary: RunSummary, series: RunSeries, o
     ["seed", String(summary.seed)],
     ["signatures", summary.signatures],
     ["fingerprint", summary.fingerprint],
+    ...(summary.code === undefined ? [] : [["code", summary.code] as [string, string]]),
     ["virtual time", `${formatMicros(millisToMicros(summary.startMs))} to ${formatMicros(millisToMicros(summary.endMs))} (${formatNumber(summary.simulatedSeconds, 0)} s)`],
     ["wall time", `${summary.wallSeconds.toFixed(2)} s (x${formatNumber(summary.speedup, 0)} real time)`],
     ["events", `${formatNumber(summary.events, 0)} (${formatNumber(summary.eventsPerSecond, 0)} per second)`],

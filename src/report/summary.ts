@@ -71,6 +71,7 @@
 import { writeFileSync } from "node:fs";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeOutput } from "../exchange/outputs.ts";
+import { codeIdentity } from "../record/code-id.ts";
 import { RunSampler, type RunSample } from "../record/sampler.ts";
 import type { HostedAgent } from "../sim/agent-host.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
@@ -148,6 +149,12 @@ export interface RunSummary {
   readonly seed: number;
   readonly signatures: "trusted" | "signed";
   readonly fingerprint: string;
+  /**
+   * The code that ran (src/record/code-id.ts, "0.1.0+3f2a9c1b7e40"): with
+   * scenario and seed, what the fingerprint is a function of. Optional for
+   * summaries made by hand; RunSummaryObserver always sets it.
+   */
+  readonly code?: string;
   readonly startMs: number;
   readonly endMs: number;
   readonly simulatedSeconds: number;
@@ -252,6 +259,8 @@ const MARKET_SERIES = ["index", "oracle", "mark", "fundingRate", "openInterest",
 export interface RunSummaryOptions {
   /** A sampler shared with the recorder, so each sample is read once. */
   readonly sampler?: RunSampler;
+  /** The code identity the summary names (`code`); default: this process's (src/record/code-id.ts). */
+  readonly code?: string;
 }
 
 export class RunSummaryObserver implements RunObserver {
@@ -272,8 +281,11 @@ export class RunSummaryObserver implements RunObserver {
   private bustedMatches = 0;
   private exact = true;
 
+  private readonly code: string | undefined;
+
   constructor(options: RunSummaryOptions = {}) {
     this.sampler = options.sampler ?? new RunSampler();
+    this.code = options.code;
   }
 
   begin(setup: RunSetup): void {
@@ -588,6 +600,7 @@ export class RunSummaryObserver implements RunObserver {
       seed: figures.seed,
       signatures: figures.signatures,
       fingerprint: figures.fingerprint,
+      code: this.code ?? codeIdentity(),
       startMs: Math.floor(setup.startMicros / 1_000),
       endMs: Math.floor(setup.endMicros / 1_000),
       simulatedSeconds: figures.simulatedSeconds,

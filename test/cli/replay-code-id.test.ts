@@ -1,0 +1,138 @@
+/**
+ * `shadowbook replay` says which code recorded the log when it is not this
+ * code (src/cli/replay.ts, src/record/code-id.ts): one line naming both
+ * identities after the first line; one for a log that names no code (written
+ * before logs did); none for a log recorded by this code. On a divergence,
+ * a line after the DIVERGES report says whether the code differs (so the
+ * divergence may be the code change) or is the same. Exit statuses are
+ * unchanged: 0 when every fingerprint matched, 1 on a divergence.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from "apache-arrow";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import scenario from "../../scenarios/default.ts";
+import { replayCommand } from "../../src/cli/replay.ts";
+import { codeIdentity } from "../../src/record/code-id.ts";
+import { CODE_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+
+const OTHER = "0.0.9+0123456789ab";
+
+let dir: string;
+/** A log recorded by this code (the recorder's default). */
+let own: Buffer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "shadowbook-replay-code-id-"));
+  const recorder = new InputLogRecorder();
+  await runScenario(scenario, { durationSeconds: 3, observers: [recorder] });
+  recorder.write(join(dir, "own.arrow"));
+  own = readFileSync(join(dir, "own.arrow"));
+}, 120_000);
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `bytes` (an input log file) with its schema metadata edited. */
+function withMetadata(bytes: Buffer, edit: (meta: Map<string, string>) => void): Buffer {
+  const table = tableFromIPC(bytes);
+  const meta = new Map(table.schema.metadata);
+  edit(meta);
+  const schema = new Schema(table.schema.fields, meta);
+  return Buffer.from(tableToIPC(new Table(schema, table.batches.map((batch) => new RecordBatch(schema, batch.data))), "file"));
+}
+
+/** `bytes` with one digit of the first oracle price changed (same length, so every Arrow offset holds): the replay diverges there. */
+function diverging(bytes: Buffer): Buffer {
+  const at = bytes.indexOf('"price":"', bytes.indexOf('{"kind":"prices"')) + '"price":"'.length;
+  const edited = Buffer.from(bytes);
+  edited[at] = edited[at] === 0x31 ? 0x32 : 0x31;
+  return edited;
+}
+
+const otherCode = (meta: Map<string, string>) => meta.set(CODE_KEY, OTHER);
+const noCode = (meta: Map<string, string>) => meta.delete(CODE_KEY);
+
+/** Runs `shadowbook replay` on `bytes` written to `name`; its printed lines, result and exit status. */
+async function replay(name: string, bytes: Buffer) {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    const result = await replayCommand(path, {});
+    return { lines, result, exitCode: process.exitCode };
+  } finally {
+    process.exitCode = before;
+    spy.mockRestore();
+  }
+}
+
+describe("replay names the code that recorded the log", () => {
+  it("recorded by this code: no code line, every fingerprint matched, exit status 0", async () => {
+    expect(tableFromIPC(own).schema.metadata.get(CODE_KEY)).toBe(codeIdentity());
+    const { lines, result, exitCode } = await replay("own-copy.arrow", own);
+    expect(result.code).toEqual({ recorded: codeIdentity(), running: codeIdentity(), kind: "same" });
+    expect(lines).toHaveLength(3);
+    expect(lines.join("\n")).not.toMatch(/^ {2}code:|recorded by/m);
+    expect(lines.join("\n")).not.toContain(codeIdentity());
+    expect(lines[1]).toMatch(/^ {2}[\d,]+ steps replayed in [\d.]+ s, every fingerprint matched$/);
+    expect(exitCode).toBeUndefined();
+  });
+
+  it("recorded by other code: one line naming both identities, after the first; still exit status 0 when every step matched", async () => {
+    const { lines, result, exitCode } = await replay("other.arrow", withMetadata(own, otherCode));
+    expect(result.code.kind).toBe("other");
+    expect(result.diverged).toBe(false);
+    expect(lines[1]).toBe(`  code: recorded by ${OTHER}, replayed by ${codeIdentity()}: the code differs`);
+    expect(lines[2]).toMatch(/every fingerprint matched$/);
+    expect(lines.filter((line) => line.includes(OTHER))).toHaveLength(1);
+    expect(exitCode).toBeUndefined();
+  });
+
+  it("a log that names no code (written before logs did): says so", async () => {
+    const { lines, result, exitCode } = await replay("old.arrow", withMetadata(own, noCode));
+    expect(result.code).toEqual({ recorded: undefined, running: codeIdentity(), kind: "unnamed" });
+    expect(lines[1]).toBe(`  code: the log does not name the code that recorded it (written before logs did); replayed by ${codeIdentity()}`);
+    expect(exitCode).toBeUndefined();
+  });
+
+  it("DIVERGES under other code: the divergence may come from the code change; exit status 1", async () => {
+    const { lines, result, exitCode } = await replay("other-diverging.arrow", diverging(withMetadata(own, otherCode)));
+    expect(result.diverged).toBe(true);
+    expect(exitCode).toBe(1);
+    expect(lines[1]).toBe(`  code: recorded by ${OTHER}, replayed by ${codeIdentity()}: the code differs`);
+    expect(lines[2]).toMatch(/^ {2}DIVERGES at step \d+ /);
+    expect(lines.at(-1)).toBe(
+      `  the code differs (recorded by ${OTHER}, replayed by ${codeIdentity()}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`,
+    );
+  });
+
+  it("DIVERGES under this code: says it was recorded by this code (not a code change); exit status 1", async () => {
+    const { lines, result, exitCode } = await replay("own-diverging.arrow", diverging(own));
+    expect(result.diverged).toBe(true);
+    expect(exitCode).toBe(1);
+    expect(lines[1]).toMatch(/^ {2}DIVERGES at step \d+ /);
+    expect(lines.at(-1)).toBe(`  recorded by this code (${codeIdentity()}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`);
+    expect(lines.join("\n")).not.toMatch(/code differs/);
+  });
+
+  it("DIVERGES, the log naming no code: the divergence may come from a code change since", async () => {
+    const { lines, exitCode } = await replay("old-diverging.arrow", diverging(withMetadata(own, noCode)));
+    expect(exitCode).toBe(1);
+    expect(lines.at(-1)).toBe("  the log does not name its code: the divergence may come from a code change since it was recorded, not nondeterminism");
+  });
+
+  it("a code identity that is not one (control characters, too long) is printed quoted and cut, never raw", async () => {
+    const hostile = `0.1.0+abc\n\u001b[2J${"x".repeat(200)}`;
+    const { lines } = await replay("hostile.arrow", withMetadata(own, (meta) => meta.set(CODE_KEY, hostile)));
+    expect(lines[1]).toBe(`  code: recorded by ${JSON.stringify(hostile.slice(0, 80))}..., replayed by ${codeIdentity()}: the code differs`);
+    expect(lines.join("\n")).not.toContain("\u001b");
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * The code identity (src/record/code-id.ts): what it hashes (the source
+ * files under src/ and agents/ and package-lock.json, found from the package
+ * root, not git), that it is stable and changes with any of them and with
+ * nothing else; and that every input log written names it (`shadowbook.code`):
+ * a simulated run's recorder, `run --out`, a fuzz failure's log, the live
+ * server's log; summary.json too. Same code, same seed: the same log bytes.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { RecordBatchStreamReader, tableFromIPC } from "apache-arrow";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import scenario from "../../scenarios/default.ts";
+import { writeFailureLog } from "../../src/cli/fuzz.ts";
+import { runCommand } from "../../src/cli/run.ts";
+import { defaultExchangeConfig } from "../../src/exchange/config.ts";
+import { CODE_HASH_DIGITS, codeIdentity, computeCodeIdentity, PACKAGE_ROOT, runningCode } from "../../src/record/code-id.ts";
+import { CODE_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
+import { LiveInputLog } from "../../src/record/live-input-log.ts";
+import { readInputLog } from "../../src/record/replay.ts";
+import { fuzzedScenario, runFuzzSeed } from "../../src/sim/fuzz.ts";
+import { loadScenario, scenarioPath } from "../../src/sim/scenario-loader.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
+import failingScenario, { BUST_LIMIT } from "../sim/fixtures/failing-scenario.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "shadowbook-code-id-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+let packages = 0;
+
+/** A package folder holding `files` (path relative to it -> text), written in the order given. */
+function pkg(files: Readonly<Record<string, string>>): string {
+  const root = join(scratch, `pkg-${++packages}`);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const BASE: Readonly<Record<string, string>> = {
+  "package.json": JSON.stringify({ name: "shadowbook", version: "1.2.3" }),
+  "package-lock.json": '{"lockfileVersion": 3, "packages": {"node_modules/decimal.js": {"version": "10.6.0"}}}\n',
+  "src/engine/book.ts": "export const book = 1;\n",
+  "src/engine/matcher.ts": "export const match = (a: number) => a + 1;\n",
+  "src/core/time.ts": "export type Micros = number;\n",
+  "agents/market-maker.ts": "export const spread = 2;\n",
+};
+
+const idOf = (files: Readonly<Record<string, string>>) => computeCodeIdentity(pkg(files)).id;
+
+describe("computeCodeIdentity", () => {
+  const base = idOf(BASE);
+
+  it("is the package version and 12 hex digits, the same on every computation, wherever the package lies", () => {
+    expect(base).toMatch(new RegExp(`^1\\.2\\.3\\+[0-9a-f]{${CODE_HASH_DIGITS}}$`));
+    const root = pkg(BASE);
+    expect(computeCodeIdentity(root).id).toBe(base);
+    expect(computeCodeIdentity(root).id).toBe(base);
+    // Written in another order, in another folder: the files are sorted, their paths relative.
+    const reversed = Object.fromEntries(Object.entries(BASE).reverse());
+    expect(idOf(reversed)).toBe(base);
+  });
+
+  it("hashes the source files under src/ and agents/, sorted by path, then package-lock.json", () => {
+    expect(computeCodeIdentity(pkg(BASE)).files).toEqual(["agents/market-maker.ts", "src/core/time.ts", "src/engine/book.ts", "src/engine/matcher.ts", "package-lock.json"]);
+  });
+
+  it("changes when a hashed file changes: a byte of src/ or agents/, a file added, renamed or removed, package-lock.json", () => {
+    const changed = (edit: (files: Record<string, string>) => void) => {
+      const files = { ...BASE };
+      edit(files);
+      return idOf(files);
+    };
+    const variants = [
+      changed((f) => (f["src/engine/matcher.ts"] = "export const match = (a: number) => a + 2;\n")),
+      changed((f) => (f["agents/market-maker.ts"] = "export const spread = 3;\n")),
+      changed((f) => (f["src/engine/stops.ts"] = "")),
+      changed((f) => (f["src/exchange/config.js"] = "export default {};\n")),
+      changed((f) => (f["src/spec/limits.json"] = "{}\n")),
+      changed((f) => {
+        f["src/engine/book2.ts"] = f["src/engine/book.ts"]!;
+        delete f["src/engine/book.ts"];
+      }),
+      changed((f) => delete f["src/core/time.ts"]),
+      changed((f) => (f["package-lock.json"] = f["package-lock.json"]!.replace("10.6.0", "10.6.1"))),
+      changed((f) => delete f["package-lock.json"]),
+    ];
+    for (const [index, id] of variants.entries()) expect(id, `variant ${index}`).not.toBe(base);
+    expect(new Set(variants).size).toBe(variants.length);
+    // The version is the identity's prefix.
+    expect(changed((f) => (f["package.json"] = JSON.stringify({ name: "shadowbook", version: "1.2.4" })))).toBe(base.replace("1.2.3", "1.2.4"));
+  });
+
+  it("ignores what is not code that decides outputs: run outputs, node_modules, tests, scenarios, docs, editors' files", () => {
+    const files = {
+      ...BASE,
+      "runs/default/inputs.arrow": "ARROW1",
+      "node_modules/decimal.js/decimal.mjs": "export default 1;\n",
+      "src/node_modules/stray/index.js": "export default 1;\n",
+      "test/engine/book.test.ts": "it('works', () => {});\n",
+      "scenarios/default.ts": "export default {};\n",
+      "src/engine/NOTES.md": "# notes\n",
+      "src/engine/.#matcher.ts": "emacs lock\n",
+      "src/.cache/x.ts": "export const x = 1;\n",
+      "README.md": "# shadowbook\n",
+    };
+    expect(idOf(files)).toBe(base);
+  });
+
+  it("reads CRLF line ends as LF: a Windows checkout of the same code has the same identity", () => {
+    const crlf = Object.fromEntries(Object.entries(BASE).map(([path, text]) => [path, text.replace(/\n/g, "\r\n")]));
+    expect(idOf(crlf)).toBe(base);
+    // A lone carriage return is a byte like any other.
+    expect(idOf({ ...BASE, "src/core/time.ts": "export type Micros = number;\r" })).not.toBe(base);
+  });
+
+  it("sees a change made after a first computation (it reads the files each call)", () => {
+    const root = pkg(BASE);
+    expect(computeCodeIdentity(root).id).toBe(base);
+    writeFileSync(join(root, "src/engine/book.ts"), "export const book = 2;\n");
+    expect(computeCodeIdentity(root).id).not.toBe(base);
+    writeFileSync(join(root, "src/engine/book.ts"), BASE["src/engine/book.ts"]!);
+    renameSync(join(root, "agents"), join(root, "agents-moved"));
+    expect(computeCodeIdentity(root).id).not.toBe(base);
+  });
+});
+
+describe("this process's code identity", () => {
+  it("is this package's, computed once: the package root is found from the module's location, not the working directory", () => {
+    expect(JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8"))).toMatchObject({ name: "shadowbook" });
+    const first = runningCode();
+    expect(runningCode()).toBe(first); // the same object: not recomputed
+    expect(codeIdentity()).toBe(first.id);
+    expect(first.id).toBe(`${JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).version}+${first.hash}`);
+    expect(first.files).toContain("src/record/code-id.ts");
+    expect(first.files).toContain("agents/market-maker.ts");
+    expect(first.files.at(-1)).toBe("package-lock.json");
+  });
+
+  it("covers every file git tracks under src/ and agents/, and none that git ignores (git is only the test's witness)", () => {
+    const git = (...args: string[]) => spawnSync("git", args, { cwd: PACKAGE_ROOT, encoding: "utf8" });
+    const tracked = git("ls-files", "-z", "src", "agents");
+    if (tracked.status !== 0) return; // a copy without git: nothing to compare with
+    const hashed = new Set(runningCode().files);
+    const missing = tracked.stdout.split("\0").filter((path) => path !== "" && !hashed.has(path));
+    expect(missing).toEqual([]);
+    const ignored = git("check-ignore", "--no-index", ...hashed);
+    expect(ignored.stdout.trim()).toBe("");
+  });
+});
+
+describe("every input log names the code that recorded it", () => {
+  const metadataOf = (path: string) => tableFromIPC(readFileSync(path)).schema.metadata;
+
+  it("a simulated run's recorder: this code by default, or the identity it is given; same code and seed, same bytes", async () => {
+    const paths = ["a.arrow", "b.arrow", "injected.arrow"].map((name) => join(scratch, name));
+    for (const [index, path] of paths.entries()) {
+      const recorder = index === 2 ? new InputLogRecorder({ code: "0.0.1+0123456789ab" }) : new InputLogRecorder();
+      await runScenario(scenario, { durationSeconds: 2, observers: [recorder] });
+      recorder.write(path);
+    }
+    expect(metadataOf(paths[0]!).get(CODE_KEY)).toBe(codeIdentity());
+    expect(readInputLog(paths[0]!).code).toBe(codeIdentity());
+    expect(readFileSync(paths[0]!).equals(readFileSync(paths[1]!))).toBe(true);
+    expect(metadataOf(paths[2]!).get(CODE_KEY)).toBe("0.0.1+0123456789ab");
+    expect(readInputLog(paths[2]!).code).toBe("0.0.1+0123456789ab");
+  }, 60_000);
+
+  it("`run --out`: inputs.arrow and summary.json (and report.html) name it", async () => {
+    const out = join(scratch, "run-out");
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      await runCommand("default", { out, progress: false, duration: "2" });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(metadataOf(join(out, "inputs.arrow")).get(CODE_KEY)).toBe(codeIdentity());
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).code).toBe(codeIdentity());
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain(codeIdentity());
+  }, 60_000);
+
+  it("a fuzz failure's log", async () => {
+    const seed = [1, 2, 3, 4, 5, 6, 7, 8].find((candidate) => Number(fuzzedScenario(failingScenario, candidate).parameters["bustProbability"]) > BUST_LIMIT)!;
+    const seedOptions = { scenarioPath: scenarioPath("test/sim/fixtures/failing-scenario.ts"), durationSeconds: 8 };
+    const failure = await runFuzzSeed(await loadScenario(seedOptions.scenarioPath), seed, seedOptions);
+    expect(failure.ok).toBe(false);
+    const written = await writeFailureLog(failure, seedOptions, join(scratch, `fuzz-seed-${seed}`));
+    expect(written?.sameFailure).toBe(true);
+    expect(metadataOf(written!.path).get(CODE_KEY)).toBe(codeIdentity());
+  }, 60_000);
+
+  it("the live server's log (`serve --record`): this code by default, or the identity it is given", async () => {
+    const options = { config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG), seed: 1, startMicros: 1_767_225_600_000_000, scenario: "serve", signatures: "signed", durability: "async" } as const;
+    const paths: string[] = [];
+    for (const code of [undefined, "0.0.1+0123456789ab"]) {
+      const log = new LiveInputLog(join(scratch, `live-${paths.length}`), { ...options, ...(code === undefined ? {} : { code }) });
+      await log.close();
+      paths.push(log.path);
+    }
+    const schema = (path: string) => RecordBatchStreamReader.from(readFileSync(path)).open().schema.metadata;
+    expect(schema(paths[0]!).get(CODE_KEY)).toBe(codeIdentity());
+    expect(schema(paths[1]!).get(CODE_KEY)).toBe("0.0.1+0123456789ab");
+  });
+});
