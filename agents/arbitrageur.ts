@@ -28,7 +28,7 @@ import { bustedQty } from "./lib/busts.ts";
 import { countError } from "./lib/errors.ts";
 import { gridOf, MarketGrid } from "./lib/grid.ts";
 import { OracleTracker } from "./lib/oracle.ts";
-import { bps, delayMs, greaterThan, marketSymbolList, notional, notionalLimit, number, type ParamRules, paramsProblem, refuseBadParams, type RelationRule, signedBps } from "./lib/params.ts";
+import { bps, delayMs, greaterThan, marketSymbolList, notional, notionalLimit, type ParamRules, paramsProblem, refuseBadParams, type RelationRule, signedBps } from "./lib/params.ts";
 import { PositionTracker } from "./lib/positions.ts";
 
 export interface ArbitrageurParams {

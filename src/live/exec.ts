@@ -64,7 +64,7 @@
  * close a connection; this is about the client's reading, not its frames.
  */
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { compactConsumed } from "../core/array-queue.ts";
 import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { PrecomputedRecovery } from "../exchange/gateway/authenticate.ts";

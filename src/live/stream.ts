@@ -43,7 +43,7 @@
  *   answered the previous ping by the next one is dead and is terminated
  *   (liveness.ts, shared with /exec, as is the slow-consumer test).
  */
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { microsToMillis } from "../core/time.ts";
 import { channelHasSnapshot } from "../spec/channels.ts";
 import {

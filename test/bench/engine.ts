@@ -127,7 +127,7 @@ import { loadavg } from "node:os";
 import { OrderBook } from "nodejs-order-book";
 import { RngRoot, type Rng } from "../../src/core/rng.ts";
 import { Engine } from "../../src/engine/engine.ts";
-import { runBareBook, type BareStream } from "./lib/bare-book.ts";
+import { runBareBook } from "./lib/bare-book.ts";
 import { RecordsBook, type RecordsObjects, type RecordsSink, type RecordsStream } from "./lib/records-book.ts";
 import { runTypedBareBook } from "./lib/typed-bare-book.ts";
 import type { EngineSink } from "../../src/engine/events.ts";

@@ -64,7 +64,7 @@ import {
   type OrderType,
   type TimeInForce,
 } from "../../src/engine/types.ts";
-import { ACCOUNTS, commandArbitrary, engineWithStandInRisk, createCommandOf, modifyCommandOf, type Command } from "./command-stream.ts";
+import { commandArbitrary, engineWithStandInRisk, createCommandOf, modifyCommandOf, type Command } from "./command-stream.ts";
 import { SEC, T0 } from "./helpers.ts";
 
 // ---------------------------------------------------------------------------

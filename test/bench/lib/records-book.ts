@@ -81,7 +81,6 @@ const FILLED = 1;
 const CANCELLED = 2;
 /** Final statuses by order index: 0 unknown (or live), else the status code + 1. */
 const FINAL_FILLED = FILLED + 1;
-const FINAL_CANCELLED = CANCELLED + 1;
 const MICROS_PER_SECOND = 1_000_000;
 const MAX_LOTS = 1_000_000_000;
 /** Price levels the window starts with, and adds around a price that falls outside it. */
