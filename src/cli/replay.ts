@@ -47,11 +47,14 @@
  * src/record/code-id.ts). When that is not this code, a line after the
  * first says so, naming both; a log written before logs named their code
  * gets a line saying it does not name it; a log recorded by this code gets
- * none. On a divergence, one more line after the DIVERGES report reads the
- * comparison: other code (or none named) means the divergence may be the
- * code change; this code means it is not one (DESIGN.md: same code, same
- * Node major version, same outputs), so a determinism bug or an altered
- * log. Exit statuses are as above.
+ * none. Likewise the Node.js major version that recorded it
+ * (`shadowbook.node`): a line when the log names another. On a divergence,
+ * one more line after the DIVERGES report reads the comparison: other code
+ * (or none named) means the divergence may be the code change; this code
+ * on another Node major version, that it may be the runtime; this code on
+ * this major version means neither (DESIGN.md: same code, same Node major
+ * version, same outputs), so a determinism bug or an altered log. Exit
+ * statuses are as above.
  *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
@@ -70,7 +73,7 @@ import type { ClockMode } from "../live/driver.ts";
 import { tuneHeapForServing } from "../live/heap-tuning.ts";
 import { startLiveServer, type RunningServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
-import { codeIdentity } from "../record/code-id.ts";
+import { codeIdentity, nodeMajor } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
 import { describeLogEnd, readInputLog, replayInputLog, type InputLog, type LogEnd } from "../record/replay.ts";
@@ -127,10 +130,17 @@ export interface CodeComparison {
   readonly running: string;
   /** "same", "other" (the log names other code) or "unnamed" (it names none). */
   readonly kind: "same" | "other" | "unnamed";
+  /** The Node.js major version that recorded the log (`shadowbook.node`; undefined when it names none) and the one replaying it. */
+  readonly node: { readonly recorded: string | undefined; readonly running: string };
 }
 
-export function compareCode(recorded: string | undefined, running: string): CodeComparison {
-  return { recorded, running, kind: recorded === undefined ? "unnamed" : recorded === running ? "same" : "other" };
+export function compareCode(recorded: string | undefined, running: string, node: CodeComparison["node"]): CodeComparison {
+  return { recorded, running, kind: recorded === undefined ? "unnamed" : recorded === running ? "same" : "other", node };
+}
+
+/** True when the log names the Node major version that recorded it and it is not this one. */
+function otherNode(code: CodeComparison): boolean {
+  return code.node.recorded !== undefined && code.node.recorded !== code.node.running;
 }
 
 /** A code identity read from a log, as printed: as is when it looks like one, else quoted with escapes and cut (it is text from a file). */
@@ -150,10 +160,23 @@ export function codeLine(code: CodeComparison): string | undefined {
   }
 }
 
+/** The line printed after the code's: the Node major version that recorded the log, when the log names one and it is not this one. */
+export function nodeLine(code: CodeComparison): string | undefined {
+  if (!otherNode(code)) return undefined;
+  return `  node: recorded on Node ${shownCode(code.node.recorded!)}, replayed on Node ${code.node.running}: another major version`;
+}
+
 /** The line printed after a DIVERGES report: what the code comparison says about the divergence. */
 export function divergenceCodeLine(code: CodeComparison): string {
   switch (code.kind) {
     case "same":
+      if (otherNode(code)) {
+        const recorded = shownCode(code.node.recorded!);
+        return `  recorded by this code (${code.running}) on Node ${recorded}, replayed on Node ${code.node.running}: another Node major version may change the outputs; replay on Node ${recorded} to tell`;
+      }
+      if (code.node.recorded !== undefined) {
+        return `  recorded by this code (${code.running}) on this Node major version (${code.node.running}): not a code or runtime change; a determinism bug, or a log altered since it was written`;
+      }
       return `  recorded by this code (${code.running}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`;
     case "other":
       return `  the code differs (recorded by ${shownCode(code.recorded!)}, replayed by ${code.running}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`;
@@ -238,9 +261,8 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${log.scenario}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
-  const code = compareCode(log.code, codeIdentity());
-  const recordedBy = codeLine(code);
-  if (recordedBy !== undefined) console.log(recordedBy);
+  const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() });
+  for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
   if (result.divergence !== undefined) {

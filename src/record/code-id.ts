@@ -134,3 +134,15 @@ export function runningCode(): CodeIdentity {
 export function codeIdentity(): string {
   return runningCode().id;
 }
+
+/**
+ * The major version of the Node.js that runs this process ("20"). The
+ * determinism guarantee is per major version (DESIGN.md: same code,
+ * scenario, seed and Node major version give the same fingerprint): V8's
+ * Math functions and number formatting may change between majors. Input
+ * logs record it beside the code (`shadowbook.node`), and replay says when
+ * it differs. Only the major: a log's bytes do not depend on the patch level.
+ */
+export function nodeMajor(): string {
+  return process.versions.node.split(".")[0]!;
+}

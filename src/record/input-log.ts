@@ -21,7 +21,8 @@
  *
  * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.code`
  * (the code that recorded the log, "0.1.0+3f2a9c1b7e40": code-id.ts; logs
- * written before it have none, and replay says so), `shadowbook.config`
+ * written before it have none, and replay says so), `shadowbook.node` (the
+ * Node.js major version that recorded it, "20"), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
  * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`;
  * and, only in the log of a run that failed (a fuzz seed's, written by
@@ -48,7 +49,7 @@ import type { ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import type { SimWorld } from "../sim/world.ts";
-import { codeIdentity } from "./code-id.ts";
+import { codeIdentity, nodeMajor } from "./code-id.ts";
 import { ColumnTable, DictColumn, I64Column, Utf8Column, type Column } from "./columns.ts";
 
 export const INPUT_LOG_FORMAT = "input-log/1";
@@ -59,6 +60,8 @@ export const INPUT_KINDS = ["request", "prices", "admin", "fault", "advance"] as
 export const FAILED_AFTER_OUTPUTS_KEY = "shadowbook.failedAfterOutputs";
 /** Schema metadata: the code identity of the process that recorded the log (code-id.ts). */
 export const CODE_KEY = "shadowbook.code";
+/** Schema metadata: the Node.js major version of the process that recorded the log (code-id.ts nodeMajor). */
+export const NODE_KEY = "shadowbook.node";
 
 /** JSON with bigints as {"$bigint": "<decimal>"} (the signing config's chain id is one). */
 export function configToJson(config: ExchangeConfig): string {
@@ -121,12 +124,15 @@ export interface InputLogSetup {
   readonly signatures: string;
   /** The code that records the log (code-id.ts); default: this process's, codeIdentity(). */
   readonly code?: string;
+  /** The Node.js major version that records the log; default: this process's, nodeMajor(). */
+  readonly node?: string;
 }
 
 export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
   return new Map([
     ["shadowbook.format", INPUT_LOG_FORMAT],
     [CODE_KEY, setup.code ?? codeIdentity()],
+    [NODE_KEY, setup.node ?? nodeMajor()],
     ["shadowbook.config", configToJson(setup.config)],
     ["shadowbook.seed", String(setup.seed)],
     ["shadowbook.startMicros", String(setup.startMicros)],

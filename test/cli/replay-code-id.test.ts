@@ -14,8 +14,8 @@ import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from "apache-arr
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import scenario from "../../scenarios/default.ts";
 import { replayCommand } from "../../src/cli/replay.ts";
-import { codeIdentity } from "../../src/record/code-id.ts";
-import { CODE_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
+import { codeIdentity, nodeMajor } from "../../src/record/code-id.ts";
+import { CODE_KEY, InputLogRecorder, NODE_KEY } from "../../src/record/input-log.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 
 const OTHER = "0.0.9+0123456789ab";
@@ -55,7 +55,14 @@ function diverging(bytes: Buffer): Buffer {
 }
 
 const otherCode = (meta: Map<string, string>) => meta.set(CODE_KEY, OTHER);
-const noCode = (meta: Map<string, string>) => meta.delete(CODE_KEY);
+const noCode = (meta: Map<string, string>) => {
+  meta.delete(CODE_KEY);
+  meta.delete(NODE_KEY);
+};
+/** A Node major version other than this process's. */
+const OTHER_NODE = String(Number(nodeMajor()) + 2);
+const otherNode = (meta: Map<string, string>) => meta.set(NODE_KEY, OTHER_NODE);
+const noNode = (meta: Map<string, string>) => meta.delete(NODE_KEY);
 
 /** Runs `shadowbook replay` on `bytes` written to `name`; its printed lines, result and exit status. */
 async function replay(name: string, bytes: Buffer) {
@@ -77,8 +84,9 @@ async function replay(name: string, bytes: Buffer) {
 describe("replay names the code that recorded the log", () => {
   it("recorded by this code: no code line, every fingerprint matched, exit status 0", async () => {
     expect(tableFromIPC(own).schema.metadata.get(CODE_KEY)).toBe(codeIdentity());
+    expect(tableFromIPC(own).schema.metadata.get(NODE_KEY)).toBe(process.versions.node.split(".")[0]);
     const { lines, result, exitCode } = await replay("own-copy.arrow", own);
-    expect(result.code).toEqual({ recorded: codeIdentity(), running: codeIdentity(), kind: "same" });
+    expect(result.code).toEqual({ recorded: codeIdentity(), running: codeIdentity(), kind: "same", node: { recorded: nodeMajor(), running: nodeMajor() } });
     expect(lines).toHaveLength(3);
     expect(lines.join("\n")).not.toMatch(/^ {2}code:|recorded by/m);
     expect(lines.join("\n")).not.toContain(codeIdentity());
@@ -98,7 +106,7 @@ describe("replay names the code that recorded the log", () => {
 
   it("a log that names no code (written before logs did): says so", async () => {
     const { lines, result, exitCode } = await replay("old.arrow", withMetadata(own, noCode));
-    expect(result.code).toEqual({ recorded: undefined, running: codeIdentity(), kind: "unnamed" });
+    expect(result.code).toEqual({ recorded: undefined, running: codeIdentity(), kind: "unnamed", node: { recorded: undefined, running: nodeMajor() } });
     expect(lines[1]).toBe(`  code: the log does not name the code that recorded it (written before logs did); replayed by ${codeIdentity()}`);
     expect(exitCode).toBeUndefined();
   });
@@ -114,13 +122,42 @@ describe("replay names the code that recorded the log", () => {
     );
   });
 
-  it("DIVERGES under this code: says it was recorded by this code (not a code change); exit status 1", async () => {
+  it("DIVERGES under this code and Node major version: neither a code nor a runtime change; exit status 1", async () => {
     const { lines, result, exitCode } = await replay("own-diverging.arrow", diverging(own));
     expect(result.diverged).toBe(true);
     expect(exitCode).toBe(1);
     expect(lines[1]).toMatch(/^ {2}DIVERGES at step \d+ /);
+    expect(lines.at(-1)).toBe(
+      `  recorded by this code (${codeIdentity()}) on this Node major version (${nodeMajor()}): not a code or runtime change; a determinism bug, or a log altered since it was written`,
+    );
+    expect(lines.join("\n")).not.toMatch(/code differs|^ {2}node:/m);
+  });
+
+  it("DIVERGES under this code, the log naming no Node version: not a code change, the runtime unknown", async () => {
+    const { lines, exitCode } = await replay("own-no-node-diverging.arrow", diverging(withMetadata(own, noNode)));
+    expect(exitCode).toBe(1);
     expect(lines.at(-1)).toBe(`  recorded by this code (${codeIdentity()}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`);
-    expect(lines.join("\n")).not.toMatch(/code differs/);
+  });
+
+  it("recorded on another Node major version: one line naming both after the code's; on a divergence under this code, the runtime may be the cause", async () => {
+    const matched = await replay("other-node.arrow", withMetadata(own, otherNode));
+    expect(matched.result.code.node).toEqual({ recorded: OTHER_NODE, running: nodeMajor() });
+    expect(matched.lines[1]).toBe(`  node: recorded on Node ${OTHER_NODE}, replayed on Node ${nodeMajor()}: another major version`);
+    expect(matched.lines[2]).toMatch(/every fingerprint matched$/);
+    expect(matched.exitCode).toBeUndefined();
+
+    const diverged = await replay("other-node-diverging.arrow", diverging(withMetadata(own, otherNode)));
+    expect(diverged.exitCode).toBe(1);
+    expect(diverged.lines.at(-1)).toBe(
+      `  recorded by this code (${codeIdentity()}) on Node ${OTHER_NODE}, replayed on Node ${nodeMajor()}: another Node major version may change the outputs; replay on Node ${OTHER_NODE} to tell`,
+    );
+
+    // Other code and another Node: the code's line, then the Node line.
+    const both = await replay("other-both.arrow", withMetadata(own, (meta) => (otherCode(meta), otherNode(meta))));
+    expect(both.lines.slice(1, 3)).toEqual([
+      `  code: recorded by ${OTHER}, replayed by ${codeIdentity()}: the code differs`,
+      `  node: recorded on Node ${OTHER_NODE}, replayed on Node ${nodeMajor()}: another major version`,
+    ]);
   });
 
   it("DIVERGES, the log naming no code: the divergence may come from a code change since", async () => {
