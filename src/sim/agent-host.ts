@@ -88,6 +88,8 @@ export class AgentHost {
     private readonly config: ExchangeConfig,
     private readonly rng: RngRoot,
     private readonly signatures: SignatureMode,
+    /** The run's end (AgentContext.endMicros); undefined when the agents are hosted with no end (serve <scenario>). */
+    private readonly endMicros: Micros | undefined = undefined,
   ) {}
 
   private readonly starts: (() => void)[] = [];
@@ -174,6 +176,7 @@ export class AgentHost {
       rng: this.rng.stream(`agent:${entry.name}`),
       now: () => kernel.now(),
       nowMs: () => microsToMillis(kernel.now()),
+      endMicros: this.endMicros,
       after: (delayMicros: Micros, handler: () => void | Promise<void>): TimerId =>
         kernel.after(Math.max(0, Math.round(delayMicros)), () => runtime.invoke("a timer", handler)),
       cancel: (timer: TimerId) => {

@@ -109,6 +109,15 @@ export interface AgentContext<P = Record<string, unknown>> {
   now(): Micros;
   /** Virtual time in milliseconds (what the wire carries). */
   nowMs(): number;
+  /**
+   * The virtual time at which the run ends (its start plus its duration),
+   * so that a strategy can wind down before it: cancel its quotes, flatten
+   * (`ctx.after(ctx.endMicros - ctx.now() - 30_000_000, windDown)`).
+   * Nothing an agent sends after it is run. Undefined where the program has
+   * no end: `serve <scenario>` hosts agents until the server stops, and a
+   * live agent (startLiveAgent) runs until it is stopped.
+   */
+  readonly endMicros: Micros | undefined;
   /** Runs `handler` after `delayMicros` of virtual time. */
   after(delayMicros: Micros, handler: () => void | Promise<void>): TimerId;
   cancel(timer: TimerId): void;

@@ -152,7 +152,7 @@ export class SimRun {
       if (observer.advance !== undefined) this.world.onAdvance(observer.advance.bind(observer));
     }
     this.invariants = options.invariants === true ? new ExchangeInvariants(this.world.exchange, { everyBlocks: options.invariantEveryBlocks ?? 1 }) : undefined;
-    this.host = new AgentHost(this.world, config, rng, this.signatures);
+    this.host = new AgentHost(this.world, config, rng, this.signatures, this.endMicros);
     for (const agent of scenario.agents) this.host.add(agent);
     this.oracle = new Oracle(scenario.prices, config.risk, rng, this.startMicros, options.paths ?? new Map(), { sd: scenario.oracleBasisSd ?? DEFAULT_BASIS_SD, ...(scenario.oracleBasisMean === undefined ? {} : { mean: scenario.oracleBasisMean }) });
     const kernel = this.world.kernel;

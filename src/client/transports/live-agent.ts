@@ -296,6 +296,8 @@ export function startLiveAgent<P>(definition: AgentDefinition<P>, options: Start
     rng: new RngRoot(options.seed ?? 1).stream(`agent:${name}`),
     now: () => timers.now(),
     nowMs: () => microsToMillis(timers.now()),
+    // A live agent runs until it is stopped.
+    endMicros: undefined,
     after(delayMicros: Micros, handler: () => void | Promise<void>): TimerId {
       const id: TimerId = timers.after(Math.max(0, Math.round(delayMicros)), () => {
         pending.delete(id);
