@@ -17,10 +17,19 @@
  *   starts with "." (editors' lock and swap files, such as Emacs's
  *   `.#engine.ts`) and `node_modules` folders are skipped; nothing
  *   generated lives under src/ or agents/ (runs/, node_modules/ and native
- *   builds are outside them).
- * - package-lock.json (the dependencies' exact versions: decimal.js,
- *   apache-arrow, viem, ... decide outputs too), when present; a copy
- *   without one hashes a fixed marker instead.
+ *   builds are outside them). A symbolic link counts as what it points to;
+ *   one that points nowhere, a folder reached twice (a link loop), and a
+ *   file that vanishes while it is read are left out, never an error: the
+ *   identity is provenance, and no run fails for it.
+ * - The installed version of each of package.json's `dependencies`
+ *   (decimal.js, apache-arrow, viem, ... decide outputs too), as
+ *   `name@version`, read from the package.json Node would load it from
+ *   (the nearest `node_modules/<name>` up from the package root), or
+ *   `name@missing`. What is installed rather than package-lock.json's text:
+ *   a checkout whose node_modules lags its lock file runs the installed
+ *   versions, and a packed or installed copy, which has no lock file, gets
+ *   the identity of the same commit. Their own dependencies (transitive)
+ *   are not covered.
  * - Not scenarios/ (a run's scenario is an input, named in the log, and
  *   may be any file), nor the native comb verifier (it must accept exactly
  *   what viem accepts), nor tests, docs or data.
@@ -28,17 +37,18 @@
  * How: the files sorted by their path relative to the package root (with
  * "/", compared by code unit, not by locale), each hashed as its path, its
  * length and its bytes (CRLF read as LF, so a Windows checkout of the same
- * commit has the same identity) into one SHA-256, of which the first 12 hex
- * digits are kept. About 250 files, 2.7 MB: a few milliseconds, computed once
- * per process (codeIdentity) and then a string.
+ * commit has the same identity), then the dependencies in name order, into
+ * one SHA-256, of which the first 12 hex digits are kept. About 250 files,
+ * 2.2 MB: 30-60 ms on these machines, once per process (codeIdentity), when
+ * a log or summary is begun; a string after that.
  *
  * A driver module (it reads files): the deterministic core never sees the
  * identity, and the recorders and reports, drivers themselves, take it as a
  * plain string (defaulting to this process's).
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The number of hex digits of the content hash kept in an identity. */
@@ -60,26 +70,44 @@ export interface CodeIdentity {
   readonly version: string;
   /** The first CODE_HASH_DIGITS hex digits of the content hash. */
   readonly hash: string;
-  /** The files hashed, relative to the root with "/" (package-lock.json last when present). */
+  /** The files hashed, relative to the root with "/", sorted. */
   readonly files: readonly string[];
+  /** The dependencies hashed, `name@version` (or `name@missing`), sorted by name. */
+  readonly dependencies: readonly string[];
 }
 
-/** Source files under `folder` (relative to `root`, "/"-separated), recursively, unsorted. */
-function sourceFilesUnder(root: string, folder: string, into: string[]): void {
+/** What a path is, following links; undefined when it cannot be told (a link to nothing, a loop, gone). */
+function kindOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Source files under `folder` (relative to `root`, "/"-separated),
+ * recursively, unsorted. `visited` holds the real paths of the folders
+ * walked, so that a link back up the tree ends.
+ */
+function sourceFilesUnder(root: string, folder: string, into: string[], visited: Set<string>): void {
+  let real: string;
   let entries;
   try {
-    entries = readdirSync(join(root, folder), { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // a copy without agents/, say
-    throw error;
+    real = realpathSync(join(root, folder));
+    entries = readdirSync(real, { withFileTypes: true });
+  } catch {
+    return; // no such folder (a copy without agents/, say), or one that went away
   }
+  if (visited.has(real)) return;
+  visited.add(real);
   for (const entry of entries) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const path = `${folder}/${entry.name}`;
-    // A symbolic link counts as what it points to.
-    const isDirectory = entry.isSymbolicLink() ? statSync(join(root, path)).isDirectory() : entry.isDirectory();
-    if (isDirectory) sourceFilesUnder(root, path, into);
-    else if (SOURCE_FILE.test(entry.name)) into.push(path);
+    const stats = entry.isSymbolicLink() ? kindOf(join(root, path)) : entry;
+    if (stats === undefined) continue;
+    if (stats.isDirectory()) sourceFilesUnder(root, path, into, visited);
+    else if (stats.isFile() && SOURCE_FILE.test(entry.name)) into.push(path);
   }
 }
 
@@ -89,37 +117,63 @@ function normalized(bytes: Buffer): Buffer {
   return Buffer.from(bytes.toString("latin1").replace(/\r\n/g, "\n"), "latin1");
 }
 
+/** The bytes of a file, or undefined when it cannot be read (gone since it was listed). */
+function readOrUndefined(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The version of `name` as Node would load it from `root`: the nearest node_modules/<name>/package.json up the tree. */
+function installedVersion(root: string, name: string): string {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const text = readOrUndefined(join(dir, "node_modules", name, "package.json"));
+    if (text !== undefined) {
+      try {
+        const version = (JSON.parse(text.toString("utf8")) as { version?: unknown }).version;
+        return typeof version === "string" ? version : "unversioned";
+      } catch {
+        return "unreadable";
+      }
+    }
+    if (dirname(dir) === dir) return "missing";
+  }
+}
+
 /**
  * The identity of the package at `root` (a folder with package.json): its
- * version and the hash of its source files under HASHED_FOLDERS and its
- * package-lock.json (see above). Reads the files every call; codeIdentity()
- * is this process's, once.
+ * version and the hash of its source files under HASHED_FOLDERS and of its
+ * installed dependencies (see above). Reads the files every call;
+ * codeIdentity() is this process's, once.
  */
 export function computeCodeIdentity(root: string): CodeIdentity {
-  const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown };
+  const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown; dependencies?: unknown };
   const version = typeof packageJson.version === "string" ? packageJson.version : "0.0.0";
-  const files: string[] = [];
-  for (const folder of HASHED_FOLDERS) sourceFilesUnder(root, folder, files);
-  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const listed: string[] = [];
+  const visited = new Set<string>();
+  for (const folder of HASHED_FOLDERS) sourceFilesUnder(root, folder, listed, visited);
+  listed.sort(byCodeUnit);
   const hash = createHash("sha256");
-  const add = (path: string, bytes: Buffer) => {
-    hash.update(`${path}\0${bytes.length}\0`);
-    hash.update(bytes);
-  };
-  for (const path of files) add(path, normalized(readFileSync(join(root, path))));
-  let lock: Buffer | undefined;
-  try {
-    lock = normalized(readFileSync(join(root, "package-lock.json")));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  const files: string[] = [];
+  for (const path of listed) {
+    const bytes = readOrUndefined(join(root, path));
+    if (bytes === undefined) continue;
+    const text = normalized(bytes);
+    hash.update(`${path}\0${text.length}\0`);
+    hash.update(text);
+    files.push(path);
   }
-  if (lock === undefined) hash.update("no package-lock.json\0");
-  else {
-    add("package-lock.json", lock);
-    files.push("package-lock.json");
-  }
+  const declared = typeof packageJson.dependencies === "object" && packageJson.dependencies !== null ? Object.keys(packageJson.dependencies).sort(byCodeUnit) : [];
+  const dependencies = declared.map((name) => `${name}@${installedVersion(root, name)}`);
+  hash.update(`dependencies\0${dependencies.join("\0")}\0`);
   const digits = hash.digest("hex").slice(0, CODE_HASH_DIGITS);
-  return { id: `${version}+${digits}`, version, hash: digits, files };
+  return { id: `${version}+${digits}`, version, hash: digits, files, dependencies };
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 let running: CodeIdentity | undefined;

@@ -281,7 +281,8 @@ export class RunSummaryObserver implements RunObserver {
   private bustedMatches = 0;
   private exact = true;
 
-  private readonly code: string | undefined;
+  /** The code identity the summary names: the one given, else this process's, taken when the run begins (not after it). */
+  private code: string | undefined;
 
   constructor(options: RunSummaryOptions = {}) {
     this.sampler = options.sampler ?? new RunSampler();
@@ -289,6 +290,7 @@ export class RunSummaryObserver implements RunObserver {
   }
 
   begin(setup: RunSetup): void {
+    this.code ??= codeIdentity();
     this.setup = setup;
     this.sampler.begin(setup);
     const risk = setup.config.risk;

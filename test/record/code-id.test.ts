@@ -1,13 +1,14 @@
 /**
  * The code identity (src/record/code-id.ts): what it hashes (the source
- * files under src/ and agents/ and package-lock.json, found from the package
- * root, not git), that it is stable and changes with any of them and with
- * nothing else; and that every input log written names it (`shadowbook.code`):
+ * files under src/ and agents/ and the installed versions of the
+ * dependencies, found from the package root, not git), that it is stable
+ * and changes with any of them and with nothing else, and that no link or
+ * vanished file makes it throw; and that every input log written names it (`shadowbook.code`):
  * a simulated run's recorder, `run --out`, a fuzz failure's log, the live
  * server's log; summary.json too. Same code, same seed: the same log bytes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RecordBatchStreamReader, tableFromIPC } from "apache-arrow";
@@ -42,8 +43,9 @@ function pkg(files: Readonly<Record<string, string>>): string {
 }
 
 const BASE: Readonly<Record<string, string>> = {
-  "package.json": JSON.stringify({ name: "shadowbook", version: "1.2.3" }),
-  "package-lock.json": '{"lockfileVersion": 3, "packages": {"node_modules/decimal.js": {"version": "10.6.0"}}}\n',
+  "package.json": JSON.stringify({ name: "shadowbook", version: "1.2.3", dependencies: { "decimal.js": "10.6.0", zod: "^4.0.0" } }),
+  "node_modules/decimal.js/package.json": JSON.stringify({ name: "decimal.js", version: "10.6.0" }),
+  "node_modules/zod/package.json": JSON.stringify({ name: "zod", version: "4.6.7" }),
   "src/engine/book.ts": "export const book = 1;\n",
   "src/engine/matcher.ts": "export const match = (a: number) => a + 1;\n",
   "src/core/time.ts": "export type Micros = number;\n",
@@ -65,11 +67,34 @@ describe("computeCodeIdentity", () => {
     expect(idOf(reversed)).toBe(base);
   });
 
-  it("hashes the source files under src/ and agents/, sorted by path, then package-lock.json", () => {
-    expect(computeCodeIdentity(pkg(BASE)).files).toEqual(["agents/market-maker.ts", "src/core/time.ts", "src/engine/book.ts", "src/engine/matcher.ts", "package-lock.json"]);
+  it("hashes the source files under src/ and agents/, sorted by path, then the installed version of each dependency", () => {
+    const identity = computeCodeIdentity(pkg(BASE));
+    expect(identity.files).toEqual(["agents/market-maker.ts", "src/core/time.ts", "src/engine/book.ts", "src/engine/matcher.ts"]);
+    // The version installed, not the range package.json asks for.
+    expect(identity.dependencies).toEqual(["decimal.js@10.6.0", "zod@4.6.7"]);
   });
 
-  it("changes when a hashed file changes: a byte of src/ or agents/, a file added, renamed or removed, package-lock.json", () => {
+  it("finds a dependency where Node would, in a node_modules up the tree (an installed copy's dependencies are hoisted)", () => {
+    const { "node_modules/decimal.js/package.json": decimal, "node_modules/zod/package.json": zod, ...own } = BASE;
+    const hoisted = Object.fromEntries(Object.entries(own).map(([path, text]) => [`node_modules/shadowbook/${path}`, text]));
+    const root = pkg({ ...hoisted, "node_modules/decimal.js/package.json": decimal!, "node_modules/zod/package.json": zod! });
+    expect(computeCodeIdentity(join(root, "node_modules/shadowbook")).id).toBe(base);
+  });
+
+  it("never throws for a link that points nowhere, a link loop, or a link to a file elsewhere (which counts as that file)", () => {
+    const root = pkg(BASE);
+    symlinkSync("/nonexistent/shadowbook", join(root, "src/stale-link"));
+    symlinkSync(join(root, "nowhere.ts"), join(root, "src/engine/dangling.ts"));
+    symlinkSync(join(root, "src"), join(root, "src/engine/up")); // src/engine/up/engine/up/...
+    expect(computeCodeIdentity(root).id).toBe(base);
+    writeFileSync(join(root, "elsewhere.ts"), "export const far = 1;\n");
+    symlinkSync(join(root, "elsewhere.ts"), join(root, "src/linked.ts"));
+    const linked = computeCodeIdentity(root);
+    expect(linked.files).toContain("src/linked.ts");
+    expect(linked.id).toBe(idOf({ ...BASE, "src/linked.ts": "export const far = 1;\n" }));
+  });
+
+  it("changes when a hashed file changes: a byte of src/ or agents/, a file added, renamed or removed, a dependency installed at another version, missing or no longer declared", () => {
     const changed = (edit: (files: Record<string, string>) => void) => {
       const files = { ...BASE };
       edit(files);
@@ -86,20 +111,22 @@ describe("computeCodeIdentity", () => {
         delete f["src/engine/book.ts"];
       }),
       changed((f) => delete f["src/core/time.ts"]),
-      changed((f) => (f["package-lock.json"] = f["package-lock.json"]!.replace("10.6.0", "10.6.1"))),
-      changed((f) => delete f["package-lock.json"]),
+      changed((f) => (f["node_modules/zod/package.json"] = JSON.stringify({ name: "zod", version: "4.6.8" }))),
+      changed((f) => delete f["node_modules/decimal.js/package.json"]),
+      changed((f) => (f["package.json"] = JSON.stringify({ name: "shadowbook", version: "1.2.3", dependencies: { "decimal.js": "10.6.0" } }))),
     ];
     for (const [index, id] of variants.entries()) expect(id, `variant ${index}`).not.toBe(base);
     expect(new Set(variants).size).toBe(variants.length);
     // The version is the identity's prefix.
-    expect(changed((f) => (f["package.json"] = JSON.stringify({ name: "shadowbook", version: "1.2.4" })))).toBe(base.replace("1.2.3", "1.2.4"));
+    expect(changed((f) => (f["package.json"] = f["package.json"]!.replace("1.2.3", "1.2.4")))).toBe(base.replace("1.2.3", "1.2.4"));
   });
 
-  it("ignores what is not code that decides outputs: run outputs, node_modules, tests, scenarios, docs, editors' files", () => {
+  it("ignores what is not code that decides outputs: run outputs, node_modules' files, the lock file, tests, scenarios, docs, editors' files", () => {
     const files = {
       ...BASE,
       "runs/default/inputs.arrow": "ARROW1",
       "node_modules/decimal.js/decimal.mjs": "export default 1;\n",
+      "package-lock.json": '{"lockfileVersion": 3}\n',
       "src/node_modules/stray/index.js": "export default 1;\n",
       "test/engine/book.test.ts": "it('works', () => {});\n",
       "scenarios/default.ts": "export default {};\n",
@@ -138,7 +165,8 @@ describe("this process's code identity", () => {
     expect(first.id).toBe(`${JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")).version}+${first.hash}`);
     expect(first.files).toContain("src/record/code-id.ts");
     expect(first.files).toContain("agents/market-maker.ts");
-    expect(first.files.at(-1)).toBe("package-lock.json");
+    const decimal = JSON.parse(readFileSync(join(PACKAGE_ROOT, "node_modules/decimal.js/package.json"), "utf8")).version;
+    expect(first.dependencies).toContain(`decimal.js@${decimal}`);
   });
 
   it("covers every file git tracks under src/ and agents/, and none that git ignores (git is only the test's witness)", () => {
