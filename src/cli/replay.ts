@@ -76,7 +76,7 @@ import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { codeIdentity, nodeMajor } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
-import { describeLogEnd, readInputLog, replayInputLog, type InputLog, type LogEnd } from "../record/replay.ts";
+import { describeLogEnd, readInputLog, replayInputLog, shown, type InputLog, type LogEnd } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { checkListen } from "./serve.ts";
@@ -143,9 +143,9 @@ function otherNode(code: CodeComparison): boolean {
   return code.node.recorded !== undefined && code.node.recorded !== code.node.running;
 }
 
-/** A code identity read from a log, as printed: as is when it looks like one, else quoted with escapes and cut (it is text from a file). */
-function shownCode(text: string): string {
-  return /^[\x21-\x7e]{1,80}$/.test(text) ? text : `${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? "..." : ""}`;
+/** Text read from a log's metadata (a code identity, a Node version, a scenario name), as printed: as is when it is printable ASCII of at most 80 characters, else quoted with escapes and cut (record/replay.ts shown). */
+function printable(text: string): string {
+  return /^[\x20-\x7e]{1,80}$/.test(text) ? text : shown(text);
 }
 
 /** The line printed after the first one: which code recorded the log, when not this code; undefined when it was this code. */
@@ -154,7 +154,7 @@ export function codeLine(code: CodeComparison): string | undefined {
     case "same":
       return undefined;
     case "other":
-      return `  code: recorded by ${shownCode(code.recorded!)}, replayed by ${code.running}: the code differs`;
+      return `  code: recorded by ${printable(code.recorded!)}, replayed by ${code.running}: the code differs`;
     case "unnamed":
       return `  code: the log does not name the code that recorded it (written before logs did); replayed by ${code.running}`;
   }
@@ -163,7 +163,7 @@ export function codeLine(code: CodeComparison): string | undefined {
 /** The line printed after the code's: the Node major version that recorded the log, when the log names one and it is not this one. */
 export function nodeLine(code: CodeComparison): string | undefined {
   if (!otherNode(code)) return undefined;
-  return `  node: recorded on Node ${shownCode(code.node.recorded!)}, replayed on Node ${code.node.running}: another major version`;
+  return `  node: recorded on Node ${printable(code.node.recorded!)}, replayed on Node ${code.node.running}: another major version`;
 }
 
 /** The line printed after a DIVERGES report: what the code comparison says about the divergence. */
@@ -171,7 +171,7 @@ export function divergenceCodeLine(code: CodeComparison): string {
   switch (code.kind) {
     case "same":
       if (otherNode(code)) {
-        const recorded = shownCode(code.node.recorded!);
+        const recorded = printable(code.node.recorded!);
         return `  recorded by this code (${code.running}) on Node ${recorded}, replayed on Node ${code.node.running}: another Node major version may change the outputs; replay on Node ${recorded} to tell`;
       }
       if (code.node.recorded !== undefined) {
@@ -179,7 +179,7 @@ export function divergenceCodeLine(code: CodeComparison): string {
       }
       return `  recorded by this code (${code.running}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`;
     case "other":
-      return `  the code differs (recorded by ${shownCode(code.recorded!)}, replayed by ${code.running}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`;
+      return `  the code differs (recorded by ${printable(code.recorded!)}, replayed by ${code.running}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`;
     case "unnamed":
       return "  the log does not name its code: the divergence may come from a code change since it was recorded, not nondeterminism";
   }
@@ -257,11 +257,11 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     tuneHeapForServing();
   }
   const log = readInputLog(path);
+  const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() });
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
-  console.log(`shadowbook replay ${path}: scenario ${log.scenario}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
-  const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() });
+  console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
   for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);

@@ -223,8 +223,8 @@ function streamEnd(bytes: Uint8Array, walk: StreamWalk, readTo: number): LogEnd 
 /** A recorded fingerprint: the first FINGERPRINT_PREFIX_DIGITS hex digits of the digest, or all 64. */
 const FINGERPRINT_TEXT = new RegExp(`^(?:[0-9a-f]{${FINGERPRINT_PREFIX_DIGITS}}|[0-9a-f]{64})$`);
 
-/** A damaged cell's text, quoted, with every character outside printable ASCII escaped (and cut after 80). */
-function shown(text: string): string {
+/** Text read from a log (a damaged cell, a metadata value), quoted, with every character outside printable ASCII escaped (and cut after 80). */
+export function shown(text: string): string {
   const cut = text.length > 80 ? text.slice(0, 80) : text;
   const escaped = cut.replace(/[^\x20-\x7e]|["\\]/g, (char) => (char === '"' || char === "\\" ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`));
   return `"${escaped}"${cut.length < text.length ? `... (${text.length.toLocaleString("en-US")} characters)` : ""}`;

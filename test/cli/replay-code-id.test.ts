@@ -166,10 +166,11 @@ describe("replay names the code that recorded the log", () => {
     expect(lines.at(-1)).toBe("  the log does not name its code: the divergence may come from a code change since it was recorded, not nondeterminism");
   });
 
-  it("a code identity that is not one (control characters, too long) is printed quoted and cut, never raw", async () => {
-    const hostile = `0.1.0+abc\n\u001b[2J${"x".repeat(200)}`;
+  it("a code identity that is not one (control characters, bidi marks, too long) is printed quoted, escaped and cut, never raw", async () => {
+    const hostile = `0.1.0+abc\n\u001b[2J\u009b31m\u202e${"x".repeat(200)}`;
     const { lines } = await replay("hostile.arrow", withMetadata(own, (meta) => meta.set(CODE_KEY, hostile)));
-    expect(lines[1]).toBe(`  code: recorded by ${JSON.stringify(hostile.slice(0, 80))}..., replayed by ${codeIdentity()}: the code differs`);
-    expect(lines.join("\n")).not.toContain("\u001b");
+    const escaped = `"0.1.0+abc\\u000a\\u001b[2J\\u009b31m\\u202e${"x".repeat(80 - 19)}"... (${hostile.length} characters)`;
+    expect(lines[1]).toBe(`  code: recorded by ${escaped}, replayed by ${codeIdentity()}: the code differs`);
+    expect(lines.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
   });
 });
