@@ -9,6 +9,7 @@
  */
 import type { AgentContext } from "../../src/sim/agent.ts";
 import type { Depth } from "../../src/spec/depth.ts";
+import type { DeepReadonly } from "../../src/spec/stream-envelopes.ts";
 import { Listeners, type Listener } from "./listeners.ts";
 
 export interface Touch {
@@ -67,7 +68,7 @@ export class BookTracker {
     return bid === undefined || ask === undefined ? undefined : (bid + ask) / 2;
   }
 
-  apply(depth: Depth): Promise<void> | undefined {
+  apply(depth: DeepReadonly<Depth>): Promise<void> | undefined {
     if (depth.type === "SNAPSHOT") {
       this.bids.clear();
       this.asks.clear();

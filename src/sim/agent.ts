@@ -72,8 +72,13 @@ export type StreamHandler<Name extends string = string> = (message: ChannelMessa
  *
  * Typed by the channel's name: with a literal or template name, such as
  * `/v2/market/${symbol}/depth` or `/v2/wallet/${wallet}/orderChanges`,
- * `message.data` is the channel's payload type (Depth, readonly Order[])
- * and the `subscribed` frame's `contents` its snapshot type, with no cast.
+ * `message.data` is the channel's payload type (Depth, Order[]) and the
+ * `subscribed` frame's `contents` its snapshot type, both read-only all the
+ * way down, with no cast. An implementation of this interface (a fake for
+ * tests, a wrapper) keeps every channel's handlers in one map as
+ * StreamHandler (the untyped default), through `as unknown as
+ * StreamHandler`: sound, since each handler gets only its own channel's
+ * messages (see src/sim/transport.ts).
  *
  * A live stream (connectWsStream, /ws) can be closed by the server (spec
  * 6.3: 1013 slow consumer, 1012 resync, 1001 shutdown), and the updates of
@@ -112,7 +117,7 @@ export interface AgentContext<P = Record<string, unknown>> {
   /**
    * The virtual time at which the run ends (its start plus its duration),
    * so that a strategy can wind down before it: cancel its quotes, flatten
-   * (`ctx.after(ctx.endMicros - ctx.now() - 30_000_000, windDown)`).
+   * (`if (ctx.endMicros !== undefined) ctx.after(ctx.endMicros - ctx.now() - 30_000_000, windDown)`).
    * Nothing an agent sends after it is run. Undefined where the program has
    * no end: `serve <scenario>` hosts agents until the server stops, and a
    * live agent (startLiveAgent) runs until it is stopped.

@@ -160,9 +160,11 @@ export type ChannelNameOf<K extends ChannelKind> = NamePattern<Catalogue[K]["tem
 
 /**
  * The channel kind a channel name is, read from its text at compile time:
- * `/v2/market/BTC-PERP/depth` is "marketDepth", `/v2/perpMarkets/summary`
- * is "perpMarketsSummary". `never` for a name that is no channel, and for a
- * name whose text is not known until run time (a plain `string`).
+ * `/v2/market/BTCRUSDPERP/depth` is "marketDepth", `/v2/perpMarkets/summary`
+ * is "perpMarketsSummary". `never` for a name that matches no template, and
+ * for a name whose text is not known until run time (a plain `string`). A
+ * name that matches a template may still be refused at run time (an empty
+ * or unknown symbol: parseChannel and the exchange decide that).
  *
  * No name matches two templates: the templates differ in a fixed part
  * around the parameter (`/v2/perpMarket/` is not a prefix of
@@ -178,7 +180,11 @@ export type ChannelKindOf<Name extends string> = {
  * the spec's shape of what the server sends: the in-process stream hands
  * the exchange's own values, and the live stream (client/transports/
  * ws-stream.ts) hands the decoded JSON without validating it, as a typed
- * client of a trusted server does.
+ * client of a trusted server does. The enumerations are the spec's closed
+ * ones, which "may gain members" (spec 10): a program that may meet a newer
+ * server than shadowbook models should treat an unknown value as possible
+ * (the REST reads decode open enums for this: client/decode.ts
+ * TolerantOrder).
  */
 export type ChannelDataOf<Name extends string> = [ChannelKindOf<Name>] extends [never] ? unknown : ChannelData<ChannelKindOf<Name>>;
 
@@ -187,8 +193,7 @@ export type ChannelDataOf<Name extends string> = [ChannelKindOf<Name>] extends [
  * (depth, orderChanges, transfers), `undefined` for a channel without one,
  * `unknown` when the name's text is not known at compile time.
  */
-export type ChannelContentsOf<Name extends string> = [ChannelKindOf<Name>] extends [never]
-  ? unknown
-  : ChannelKindOf<Name> extends SnapshotChannelKind
-    ? ChannelSnapshot<ChannelKindOf<Name>>
-    : undefined;
+export type ChannelContentsOf<Name extends string> = [ChannelKindOf<Name>] extends [never] ? unknown : SnapshotOfKind<ChannelKindOf<Name>>;
+
+/** Distributes over a union of kinds: `"marketDepth" | "assetOraclePrices"` gives `DepthSnapshot | undefined`. */
+type SnapshotOfKind<K extends ChannelKind> = K extends SnapshotChannelKind ? ChannelSnapshot<K> : undefined;

@@ -54,7 +54,7 @@ export const StreamSubscribed = z
 export type StreamSubscribed = z.infer<typeof StreamSubscribed>;
 
 /** The `subscribed` frame of the channel named `Name`, its `contents` typed by the channel (ChannelContentsOf). */
-export type ChannelSubscribed<Name extends string> = StreamSubscribed & { readonly contents?: ChannelContentsOf<Name> };
+export type ChannelSubscribed<Name extends string> = StreamSubscribed & { readonly contents?: DeepReadonly<ChannelContentsOf<Name>> };
 
 export const StreamUnsubscribed = z
   .looseObject({ type: z.literal("unsubscribed"), channel: z.string() })
@@ -72,7 +72,14 @@ export type StreamChannelData = z.infer<typeof StreamChannelData>;
  * by the channel (ChannelDataOf: `/v2/market/${string}/depth` carries a
  * Depth; a name known only at run time, `unknown`).
  */
-export type ChannelMessage<Name extends string> = StreamChannelData & { readonly data: ChannelDataOf<Name> };
+export type ChannelMessage<Name extends string> = StreamChannelData & { readonly data: DeepReadonly<ChannelDataOf<Name>> };
+
+/**
+ * `T` read-only all the way down. A stream's messages and snapshots are
+ * shared by every handler of the channel (the simulator deep-freezes them):
+ * a handler reads them and copies what it keeps.
+ */
+export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
 /**
  * Streaming error (spec 7.5); `channel` is present when the error is tied

@@ -22,7 +22,7 @@ const quoter = defineAgent({
   async start(ctx) {
     let quoted = false;
     await ctx.stream.subscribe("/v2/assetOraclePrices", (message) => {
-      const weth = (message.data as { asset: string; oraclePrice: string }[]).find((price) => price.asset === "WETH");
+      const weth = message.data.find((price) => price.asset === "WETH");
       if (weth === undefined || quoted) return;
       quoted = true;
       void ctx.client.createOrder({ symbol: ctx.params.symbol, isBuy: true, limitPx: (Number(weth.oraclePrice) - 1).toFixed(2), qty: "0.5", timeInForce: "GTC", postOnly: true });

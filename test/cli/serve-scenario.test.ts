@@ -23,7 +23,7 @@ const quoter = defineAgent({
   async start(ctx) {
     let oracle = 0;
     await ctx.stream.subscribe("/v2/assetOraclePrices", (message) => {
-      const weth = (message.data as { asset: string; oraclePrice: string }[]).find((price) => price.asset === "WETH");
+      const weth = message.data.find((price) => price.asset === "WETH");
       if (weth !== undefined) oracle = Number(weth.oraclePrice);
     });
     const quote = async () => {

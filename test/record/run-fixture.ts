@@ -17,7 +17,7 @@ async function followOracle(ctx: AgentContext<Record<string, unknown>>): Promise
     ["WBTC", 60000],
   ]);
   await ctx.stream.subscribe("/v2/assetOraclePrices", (m) => {
-    for (const p of m.data as { asset: string; oraclePrice: string }[]) mids.set(p.asset, Number(p.oraclePrice));
+    for (const p of m.data) mids.set(p.asset, Number(p.oraclePrice));
   });
   return mids;
 }

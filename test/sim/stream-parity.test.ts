@@ -107,7 +107,7 @@ const listener = (who: string, mutate: boolean) =>
     defaults: {},
     async start(ctx) {
       await ctx.stream.subscribe("/v2/perpMarkets/summary", (message) => {
-        const rows = message.data as Record<string, unknown>[];
+        const rows = message.data as unknown as Record<string, unknown>[]; // to try to change it
         const entry: (typeof frozenSeen)[number] = { who, markPrice: rows[0]!["markPrice"], deeplyFrozen: isDeeplyFrozen(message) };
         if (mutate) {
           try {
@@ -246,7 +246,7 @@ const unsubscribeProbe = defineAgent({
     await wait(again + ms(1) - ctx.now());
     ctx.stream.unsubscribe(DEPTH);
     const answer = await ctx.stream.subscribe(DEPTH, tag("second"));
-    note(`second subscribed ${answer.contents === undefined ? "" : (answer.contents as { bids: unknown[] }).bids.length}`);
+    note(`second subscribed ${answer.contents === undefined ? "" : answer.contents.bids.length}`);
     await wait(ms(20));
     await ctx.client.createOrder({ symbol: ETH, isBuy: true, limitPx: "2300", qty: "0.1", timeInForce: "GTC" });
     await wait(ms(20));

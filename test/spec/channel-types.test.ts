@@ -23,7 +23,8 @@ import {
 import type { Depth, DepthSnapshot } from "../../src/spec/depth.ts";
 import type { Order, OrderChangesSnapshot } from "../../src/spec/order.ts";
 import type { AssetOraclePrice, MarketSummary } from "../../src/spec/market.ts";
-import type { AgentStream } from "../../src/sim/agent.ts";
+import type { AgentStream, StreamHandler } from "../../src/sim/agent.ts";
+import type { DeepReadonly } from "../../src/spec/stream-envelopes.ts";
 import type { StreamChannelData } from "../../src/spec/stream-envelopes.ts";
 
 const WALLET = "0x00000000000000000000000000000000000000aa";
@@ -85,6 +86,26 @@ describe("channel names typed by their text", () => {
     expect(channelHasSnapshot("assetOraclePrices")).toBe(false);
   });
 
+  it("a union of names types each of its channels: the data and the snapshot of either", () => {
+    type Either = `/v2/market/${string}/depth` | "/v2/assetOraclePrices";
+    expectTypeOf<ChannelKindOf<Either>>().toEqualTypeOf<"marketDepth" | "assetOraclePrices">();
+    expectTypeOf<ChannelDataOf<Either>>().toEqualTypeOf<Depth | AssetOraclePrice[]>();
+    expectTypeOf<ChannelContentsOf<Either>>().toEqualTypeOf<DepthSnapshot | undefined>();
+    expect(parseChannel(NAMES.marketDepth)?.kind).toBe("marketDepth");
+  });
+
+  it("messages are read-only all the way down (shared by every handler; the simulator freezes them)", () => {
+    const handler: StreamHandler<(typeof NAMES)["marketDepth"]> = (message) => {
+      // @ts-expect-error a level list is read-only
+      message.data.bids.push({ px: "1", qty: "1" });
+      // @ts-expect-error so is a level
+      message.data.bids[0]!.qty = "2";
+    };
+    const frozen = Object.freeze({ type: "channel_data", timestamp: 1, channel: NAMES.marketDepth, data: Object.freeze({ symbol: "BTCRUSDPERP", type: "UPDATE", bids: Object.freeze([Object.freeze({ px: "1", qty: "1" })]), asks: Object.freeze([]), updatedAt: 1 }) } as const);
+    // At run time, as the simulator hands it: the attempt throws.
+    expect(() => handler(frozen)).toThrow(TypeError);
+  });
+
   it("channelName returns its kind's pattern, and builds the names above", () => {
     const depth = channelName("marketDepth", "BTCRUSDPERP");
     expectTypeOf(depth).toEqualTypeOf<`/v2/market/${string}/depth`>();
@@ -98,10 +119,10 @@ describe("channel names typed by their text", () => {
     // Compile-time only: the handler's parameter and the frame are typed by the name, no cast.
     const subscribeDepth = async (stream: AgentStream, symbol: string) => {
       const frame = await stream.subscribe(`/v2/market/${symbol}/depth`, (message) => {
-        expectTypeOf(message.data).toEqualTypeOf<Depth>();
+        expectTypeOf(message.data).toEqualTypeOf<DeepReadonly<Depth>>();
         expectTypeOf(message.timestamp).toEqualTypeOf<number>();
       });
-      expectTypeOf(frame.contents).toEqualTypeOf<DepthSnapshot | undefined>();
+      expectTypeOf(frame.contents).toEqualTypeOf<DeepReadonly<DepthSnapshot> | undefined>();
     };
     // A handler written for any channel (StreamChannelData) still fits any name.
     const subscribeAny = (stream: AgentStream, name: string, handler: (message: StreamChannelData) => void) => stream.subscribe(name, handler);
