@@ -15,6 +15,7 @@ import type { HistoryQuery } from "../engine/history.ts";
 import { depthMessage, openOrderRow, orderHistoryRow, type WireDepth, type WireOrder } from "../engine/wire.ts";
 import type { AccountBalance, Position } from "../spec/account.ts";
 import type { ExecutionBust } from "../spec/bust.ts";
+import type { SnapshotChannelKind } from "../spec/channels.ts";
 import type { PerpExecution, SpotExecution } from "../spec/execution.ts";
 import type { TransferPage, TransferQuery } from "../settlement/ledger.ts";
 import { compareIds } from "../core/ids.ts";
@@ -32,6 +33,9 @@ export interface OrderHistoryPage {
 
 export const EXECUTIONS_LIMIT_DEFAULT = 100;
 export const EXECUTIONS_LIMIT_MAX = 1000;
+
+/** Entries in the transfers channel's snapshot (the REST listing's default page). */
+export const TRANSFERS_SNAPSHOT_ENTRIES = 100;
 
 export class ExchangeQueries {
   constructor(private readonly exchange: Exchange) {}
@@ -141,6 +145,30 @@ export class ExchangeQueries {
     const market = this.exchange.engine.marketBySymbol(symbol);
     if (market === undefined) return undefined;
     return depthMessage(market, this.exchange.engine.depthStream(market.marketId).snapshot(), "SNAPSHOT");
+  }
+
+  /**
+   * The `contents` of a subscription to a channel with a snapshot (spec
+   * 6.2), as the live /ws and the simulator's in-process stream both send
+   * it; undefined when there is none to take (a symbol without a depth
+   * stream).
+   * - depth: the SNAPSHOT of the top-100 stream view (what later UPDATEs
+   *   apply to), not a fresh REST view;
+   * - orderChanges: `{data: open orders (no sequenceNumber),
+   *   snapshotSequenceNumber}`, the cursor being the sequenceNumber of the
+   *   latest order event: every later row is strictly above it;
+   * - transfers: `{data}`, the wallet's newest TRANSFERS_SNAPSHOT_ENTRIES
+   *   entries, newest first.
+   */
+  channelSnapshot(kind: SnapshotChannelKind, key: string): unknown {
+    switch (kind) {
+      case "marketDepth":
+        return this.depthStreamSnapshot(key);
+      case "walletOrderChanges":
+        return { data: this.openOrders(key), snapshotSequenceNumber: this.exchange.lastOrderSequenceNumber };
+      case "walletTransfers":
+        return { data: this.transfers(key, { limit: TRANSFERS_SNAPSHOT_ENTRIES }).data };
+    }
   }
 
   assetOraclePrices() {

@@ -421,7 +421,7 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     if (resolved === undefined) return { ok: false, error: STREAM_ERROR_INVALID_CHANNEL_NAME, dropped: [] };
     let contents: unknown;
     if (channelHasSnapshot(resolved.kind)) {
-      if (!this.world.exchange.faults.active("engineUnavailable", this.world.now())) contents = this.snapshot(resolved.kind, resolved.key);
+      if (!this.world.exchange.faults.active("engineUnavailable", this.world.now())) contents = this.world.queries.channelSnapshot(resolved.kind, resolved.key);
       if (contents === undefined) return { ok: false, error: streamSnapshotErrorMessage(name), dropped: this.drop(resolved) };
     }
     this.subscriptions.set(name, this.world.channels.add(resolved, this, name));
@@ -446,19 +446,6 @@ export class InProcessConnection implements OrderEntryTransport, ReadTransport, 
     return names;
   }
 
-  private snapshot(kind: string, key: string): unknown {
-    const queries = this.world.queries;
-    switch (kind) {
-      case "marketDepth":
-        return queries.depthStreamSnapshot(key);
-      case "walletOrderChanges":
-        return { data: queries.openOrders(key), snapshotSequenceNumber: this.world.exchange.lastOrderSequenceNumber };
-      case "walletTransfers":
-        return { data: queries.transfers(key, { limit: 100 }).data };
-      default:
-        return undefined;
-    }
-  }
 
   /** From the world: a message of a subscribed channel, handed to the agent after the market-data latency. */
   receive(message: StreamChannelData): void {
