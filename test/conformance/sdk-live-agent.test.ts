@@ -552,6 +552,8 @@ describe("agents/ run unchanged against the live server", () => {
     taker.stop();
     await realWait(50);
     expect(failures).toEqual([]);
+    // A live agent runs until it is stopped: it has no end time (AgentContext.endMicros).
+    expect(maker.context.endMicros).toBeUndefined();
     expect(maker.counts.get("quotesCreated")).toBeGreaterThanOrEqual(4);
     expect(maker.counts.get("deadManRenewals")).toBeGreaterThanOrEqual(5);
     expect(taker.counts.get("sent")).toBeGreaterThan(3);
