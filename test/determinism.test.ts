@@ -38,6 +38,8 @@ export const DETERMINISTIC_CORE = [
   "src/sim/risk-invariants.ts",
   // Fault draws (drawFault, faultOf, withDrawnFault) decide every fuzz seed's parameters: a seed reproduces only if they are pure.
   "src/sim/swarm.ts",
+  // --set overrides (parse, apply, check) are laid over every fuzz seed's scenario after its draw: pure, like the draw.
+  "src/sim/overrides.ts",
   "src/client",
   "src/backtest/recording.ts",
   "src/backtest/tape.ts",

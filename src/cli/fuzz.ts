@@ -13,12 +13,20 @@
  * time, same fingerprint); that is checked, and a rerun that does not is
  * reported as nondeterminism (itself a bug). A seed whose worker died
  * (WorkerCrash, Timeout) is not rerun in this process.
+ *
+ * `--set <path>=<value>` (repeatable, src/sim/overrides.ts) changes a
+ * scenario value for every seed, after the seed's fuzz draw (the given value
+ * wins over the drawn one). A malformed --set, or one the scenario does not
+ * have or refuses, stops the command before any seed runs; a failing seed's
+ * parameters line shows the overrides after the draw, and its reproduce
+ * command carries the same --set flags.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatMicros, microsToMillis } from "../core/time.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
+import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
 import { parseDuration } from "./run.ts";
 
@@ -30,6 +38,8 @@ export interface FuzzCommandOptions {
   progress?: boolean;
   /** Directory of the failed seeds' input logs (default runs/fuzz-<scenario>). */
   out?: string;
+  /** `--set <path>=<value>` flags, in order (src/sim/overrides.ts). */
+  set?: string[];
 }
 
 /** The input log written for a failed seed, and whether its rerun failed the same way. */
@@ -54,12 +64,14 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
   const seeds = parseSeeds(options.seeds);
   const workers = positiveInteger(options.workers, "--workers", FUZZ_WORKERS_MAX);
   const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
+  const overrides = parseSetFlags(options.set);
   let done = 0;
   let failed = 0;
   const seedOptions: SeedOptions = {
     scenarioPath: scenarioPath(argument),
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
     ...(options.invariantEvery === undefined ? {} : { invariantEveryBlocks: positiveInteger(options.invariantEvery, "--invariant-every") }),
+    ...(overrides.length === 0 ? {} : { overrides }),
   };
   const report = await fuzzScenario({
     ...seedOptions,
@@ -72,7 +84,8 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     },
   });
   if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
-  console.log(`shadowbook fuzz ${report.scenario}: ${report.results.length} seed${report.results.length === 1 ? "" : "s"} on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
+  const set = overrides.length === 0 ? "" : ` (--set ${formatOverrides(overrides)})`;
+  console.log(`shadowbook fuzz ${report.scenario}${set}: ${report.results.length} seed${report.results.length === 1 ? "" : "s"} on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
   const stats = `  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall: ${report.seedsPerSecond.toFixed(2)} seeds/s, ${Math.round(report.events / report.wallSeconds).toLocaleString("en-US")} events/s`;
   const logs: FailureLog[] = [];
   const outDir = options.out ?? join("runs", `fuzz-${report.scenario}`);

@@ -14,6 +14,19 @@ import { CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from "../live/server.ts
 import { SLOW_CONSUMER_BYTES_DEFAULT, SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
 import { EXEC_SLOW_CONSUMER_BYTES_DEFAULT } from "../live/exec.ts";
 
+/** Collects a repeatable option's values, in order. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/**
+ * --set's help (run and fuzz; src/sim/overrides.ts has the rules): what a
+ * path may name, how the value is read, and when it applies.
+ */
+const SET_HELP =
+  "change a scenario value for this run, repeatable: <agent>.<param> (a key of the agent's defaults, checked by its checkParams), " +
+  "<agent>.account.rateTier, or one of startMs, oracleBasisSd, oracleBasisMean, signatures, settlement.bustProbability " +
+  "(seed and durationSeconds: use --seed and --duration); the value is JSON when it parses (5, true, null, '[\"ETHRUSDPERP\"]', '\"text\"'), else text; " +
+  "applied after a fuzz draw (the given value wins)";
+
 const program = new Command()
   .name("shadowbook")
   .description("Deterministic simulator, backtester, fuzzer and live mock of a perp and spot order-book exchange");
@@ -47,6 +60,7 @@ program
   .option("--invariants", "check the exchange invariants during the run")
   .option("--invariant-every <blocks>", "with --invariants or --fuzz: check the state invariants every this many blocks (default 1; a fuzz failure's reproduce command gives the fuzz run's)")
   .option("--fuzz", "apply this seed's fuzz draw (reproduces a `shadowbook fuzz` seed)")
+  .option("--set <path=value>", SET_HELP, collect)
   .option("--no-progress", "no progress bar")
   .option("--verbose", "also print each agent's own counters")
   .action(async (scenario: string, options: RunCommandOptions) => {
@@ -62,6 +76,7 @@ program
   .option("--duration <seconds>", "simulated seconds per seed (default: the scenario's)")
   .option("--invariant-every <blocks>", "check the state invariants every this many blocks", "1")
   .option("--out <dir>", "write each failing seed's input log to <dir>/seed-<n>/inputs.arrow (default: runs/fuzz-<scenario>)")
+  .option("--set <path=value>", `${SET_HELP}; a failing seed's reproduce command carries the same --set flags`, collect)
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: FuzzCommandOptions) => {
     await fuzzCommand(scenario, options);

@@ -17,6 +17,13 @@
  * invariants are checked after every K blocks, as the fuzzer checked them,
  * so a violation is seen at the same block).
  *
+ * `--set <path>=<value>` (repeatable) changes one of the scenario's values
+ * for this run (src/sim/overrides.ts: `<agent>.<param>`,
+ * `<agent>.account.rateTier`, a few scenario fields); with `--fuzz`, after
+ * the seed's draw, so the user's value wins. A malformed or refused --set
+ * stops the command before the run. The header line names the overrides and
+ * summary.json records them (`overrides`).
+ *
  * A scenario with `marketData` has a recorded market instead of agents: it
  * runs the replay backtest (src/backtest/run.ts), `--seed` seeding its
  * latencies, `--duration` bounding the replayed seconds, and `--out`
@@ -30,6 +37,7 @@ import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
+import { applyOverrides, formatOverrides, overridesRecord, parseSetFlags } from "../sim/overrides.ts";
 import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
@@ -45,6 +53,8 @@ export interface RunCommandOptions {
   /** With the invariants on (--invariants or --fuzz): check the state invariants every this many blocks (default 1). */
   invariantEvery?: string;
   fuzz?: boolean;
+  /** `--set <path>=<value>` flags, in order (src/sim/overrides.ts). */
+  set?: string[];
   progress?: boolean;
   verbose?: boolean;
 }
@@ -68,6 +78,8 @@ function parseInvariantEvery(value: string, invariants: boolean): number {
 }
 
 export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures | ReplayRun> {
+  // A malformed --set is refused before the scenario is even loaded.
+  const overrides = parseSetFlags(options.set);
   const loaded = await loadScenario(argument);
   if (loaded.scenario.marketData !== undefined) {
     refuseSimulationFlags(loaded.scenario.name, options);
@@ -82,15 +94,19 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     const fuzzed = fuzzedScenario(scenario, seed);
     scenario = fuzzed.scenario;
     const drawn = Object.entries(fuzzed.parameters).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+    // As the fuzzer prints a failing seed's parameters: the draw, then the overrides that win over it.
+    if (overrides.length > 0 && drawn.length > 0) drawn.push(`then --set ${formatOverrides(overrides)}`);
     if (drawn.length > 0) console.log(`fuzz draw of seed ${seed}: ${drawn.join(" ")}`);
   }
+  // After the fuzz draw, if any: the user's value wins.
+  scenario = applyOverrides(scenario, overrides);
   const signatures: SignatureMode = options.verifySignatures === true ? "signed" : scenario.signatures ?? "trusted";
   if (options.out !== undefined) checkOutDir(options.out);
   const bar = options.progress === false ? undefined : progressBar();
   // The files are written into a staging directory inside --out, then moved (writeRunOutputs).
   const staging = options.out === undefined ? undefined : stagingDir(options.out);
-  const outputs = staging === undefined ? undefined : createRunOutputs(staging);
-  const summary = outputs?.summary ?? new RunSummaryObserver();
+  const outputs = staging === undefined ? undefined : createRunOutputs(staging, { overrides: overridesRecord(overrides) });
+  const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
   const inputLog = options.out === undefined ? undefined : new InputLogRecorder();
   const { run, figures } = await runScenario(scenario, {
     observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
@@ -103,7 +119,8 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
   });
   bar?.done();
-  console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"})`);
+  const set = overrides.length === 0 ? "" : `; --set ${formatOverrides(overrides)}`;
+  console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"}${set})`);
   const written = outputs === undefined ? undefined : await writeRunOutputs(options.out!, staging!, outputs, inputLog!, figures);
   console.log(written?.table ?? formatSummaryTable(summary.summarize(figures)));
   if (options.verbose === true) {
@@ -126,6 +143,7 @@ function refuseSimulationFlags(name: string, options: RunCommandOptions): void {
     ["--invariants", options.invariants === true],
     ["--invariant-every", options.invariantEvery !== undefined],
     ["--fuzz", options.fuzz === true],
+    ["--set", (options.set?.length ?? 0) > 0],
   ];
   const given = flags.find(([, set]) => set);
   if (given !== undefined) {

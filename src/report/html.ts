@@ -202,6 +202,7 @@ export async function renderReportHtml(summary: RunSummary, series: RunSeries, o
   const facts: [string, string][] = [
     ["scenario", summary.scenario],
     ["seed", String(summary.seed)],
+    ...(summary.overrides === undefined ? [] : [["overrides (--set)", Object.entries(summary.overrides).map(([path, value]) => `${path}=${JSON.stringify(value)}`).join(" ")] as [string, string]]),
     ["signatures", summary.signatures],
     ["fingerprint", summary.fingerprint],
     ...(summary.code === undefined ? [] : [["code", summary.code] as [string, string]]),

@@ -147,6 +147,12 @@ export interface RunSummary {
   readonly scenario: string;
   readonly description: string;
   readonly seed: number;
+  /**
+   * The scenario values changed for this run by `--set` (src/sim/overrides.ts),
+   * path to value, e.g. { "mm-eth.spreadBps": 5 }; absent when none were.
+   * With scenario and seed, what the run is a function of.
+   */
+  readonly overrides?: Readonly<Record<string, unknown>>;
   readonly signatures: "trusted" | "signed";
   readonly fingerprint: string;
   /**
@@ -261,6 +267,8 @@ export interface RunSummaryOptions {
   readonly sampler?: RunSampler;
   /** The code identity the summary names (`code`); default: this process's (src/record/code-id.ts). */
   readonly code?: string;
+  /** The run's `--set` overrides, recorded as `overrides` (omitted when empty or absent). */
+  readonly overrides?: Readonly<Record<string, unknown>>;
 }
 
 export class RunSummaryObserver implements RunObserver {
@@ -283,10 +291,12 @@ export class RunSummaryObserver implements RunObserver {
 
   /** The code identity the summary names: the one given, else this process's, taken when the run begins (not after it). */
   private code: string | undefined;
+  private readonly overrides: Readonly<Record<string, unknown>> | undefined;
 
   constructor(options: RunSummaryOptions = {}) {
     this.sampler = options.sampler ?? new RunSampler();
     this.code = options.code;
+    this.overrides = options.overrides === undefined || Object.keys(options.overrides).length === 0 ? undefined : options.overrides;
   }
 
   begin(setup: RunSetup): void {
@@ -600,6 +610,7 @@ export class RunSummaryObserver implements RunObserver {
       scenario: figures.scenario,
       description: setup.scenario.description,
       seed: figures.seed,
+      ...(this.overrides === undefined ? {} : { overrides: this.overrides }),
       signatures: figures.signatures,
       fingerprint: figures.fingerprint,
       code: this.code ?? codeIdentity(),

@@ -33,6 +33,8 @@ export interface RunOutputsSettings {
   readonly maxChartPoints?: number;
   /** Write the Arrow files (default true); summary.json and report.html are always written. */
   readonly arrow?: boolean;
+  /** The run's `--set` overrides, path to value: summary.json and report.html record them. */
+  readonly overrides?: Readonly<Record<string, unknown>>;
 }
 
 export interface WrittenRunOutputs {
@@ -55,7 +57,7 @@ export interface RunOutputs {
 export function createRunOutputs(outDir: string, settings: RunOutputsSettings = {}): RunOutputs {
   const depthLevels = settings.depthLevels ?? DEFAULT_DEPTH_LEVELS;
   const sampler = new RunSampler(depthLevels);
-  const summary = new RunSummaryObserver({ sampler });
+  const summary = new RunSummaryObserver({ sampler, ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }) });
   const recorder = settings.arrow === false ? undefined : new RunOutputsRecorder(outDir, { sampler, ...(settings.batchRows === undefined ? {} : { batchRows: settings.batchRows }) });
   const observers: RunObserver[] = recorder === undefined ? [summary] : [recorder, summary];
   return {

@@ -32,6 +32,7 @@ import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
 import type { RunObserver, RunSetup } from "./run.ts";
 import { checkInvariantEveryBlocks, runScenario } from "./runner.ts";
+import { applyOverrides, overridesRecord, setFlagsText, type SetOverride } from "./overrides.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
@@ -61,6 +62,8 @@ export interface FuzzResult {
   readonly seed: number;
   /** What the seed drew ({} for a scenario without `fuzz`). */
   readonly parameters: FuzzParameters;
+  /** The --set overrides applied after the draw, path to value (absent when none were given). */
+  readonly overrides?: Readonly<Record<string, unknown>>;
   readonly ok: boolean;
   /**
    * The run's fingerprint; for a failed run, the fingerprint of the outputs
@@ -88,6 +91,8 @@ export interface FuzzOptions {
   durationSeconds?: number;
   /** State invariants after every this many blocks (default 1: every block); a positive integer, else RangeError. */
   invariantEveryBlocks?: number;
+  /** `--set` overrides (src/sim/overrides.ts), applied to every seed after its fuzz draw; checked against the scenario before any seed runs. */
+  overrides?: readonly SetOverride[];
   /** Workers only: a seed still running after this long fails with kind "Timeout" (its worker is replaced). */
   seedTimeoutSeconds?: number;
   /** Called once per seed as it finishes, in completion order (not seed order). */
@@ -157,22 +162,30 @@ export function fuzzedScenario(scenario: Scenario, seed: number): { scenario: Sc
 
 /**
  * The command that replays `seed` of the scenario at `scenarioPath`, fuzz
- * draw applied, as the fuzzer ran it: with its duration and, when it is not
+ * draw applied, as the fuzzer ran it: with its duration, when it is not
  * every block, how often the state invariants were checked (a violation is
  * seen at the first state check after it, so checking at other blocks can
- * fail at another time, or not at all).
+ * fail at another time, or not at all), and its `--set` overrides as they
+ * were given, each quoted for a POSIX shell when it needs to be.
  */
-export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number; invariantEveryBlocks?: number } = {}): string {
+export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number; invariantEveryBlocks?: number; overrides?: readonly SetOverride[] } = {}): string {
   const path = /^[\w./@:+-]+$/.test(scenarioPath) ? scenarioPath : `'${scenarioPath.replaceAll("'", "'\\''")}'`;
   const duration = options.durationSeconds === undefined ? "" : ` --duration ${options.durationSeconds}`;
   const every = options.invariantEveryBlocks === undefined || options.invariantEveryBlocks === 1 ? "" : ` --invariant-every ${options.invariantEveryBlocks}`;
-  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}${every}`;
+  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}${every}${setFlagsText(options.overrides ?? [])}`;
 }
 
 export interface SeedOptions {
   scenarioPath: string;
   durationSeconds?: number;
   invariantEveryBlocks?: number;
+  /** `--set` overrides, applied after the seed's fuzz draw (the user's value wins over the drawn one). */
+  overrides?: readonly SetOverride[];
+}
+
+/** What a seed's result records of its overrides: nothing when there are none. */
+function overridesOf(options: SeedOptions): { overrides?: Readonly<Record<string, unknown>> } {
+  return options.overrides === undefined || options.overrides.length === 0 ? {} : { overrides: overridesRecord(options.overrides) };
 }
 
 /**
@@ -193,7 +206,9 @@ export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options:
   try {
     const fuzzed = fuzzedScenario(scenario, seed);
     parameters = fuzzed.parameters;
-    const { figures } = await runScenario(fuzzed.scenario, {
+    // After the draw: the user's value wins over the drawn one.
+    const applied = applyOverrides(fuzzed.scenario, options.overrides ?? []);
+    const { figures } = await runScenario(applied, {
       seed,
       invariants: true,
       invariantEveryBlocks: options.invariantEveryBlocks ?? 1,
@@ -201,12 +216,13 @@ export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options:
       paths: loaded.paths,
       ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
     });
-    return Object.freeze({ seed, parameters, ok: true, fingerprint: figures.fingerprint, events: figures.events, atMicros: setup?.world.now() ?? 0, wallSeconds: wallSeconds() });
+    return Object.freeze({ seed, parameters, ...overridesOf(options), ok: true, fingerprint: figures.fingerprint, events: figures.events, atMicros: setup?.world.now() ?? 0, wallSeconds: wallSeconds() });
   } catch (error) {
     const world = setup?.world;
     return Object.freeze({
       seed,
       parameters,
+      ...overridesOf(options),
       ok: false,
       ...(world === undefined ? {} : { fingerprint: world.fingerprint.digest(), atMicros: world.now() }),
       events: world?.kernel.eventsProcessed ?? 0,
@@ -246,11 +262,16 @@ export function describeFailure(error: unknown): FuzzFailure {
   return { kind: typeof error, message: String(error), stack: String(error) };
 }
 
-/** A failed seed as text: the seed, the error, the parameters and the reproduction command. */
+/**
+ * A failed seed as text: the seed, the error, the parameters (the draw, then
+ * the --set overrides applied over it, which win) and the reproduction command.
+ */
 export function formatFailure(result: FuzzResult): string {
   const lines = [`seed ${result.seed}: ${result.error?.kind ?? "failed"}: ${result.error?.message ?? ""}`];
-  const parameters = Object.entries(result.parameters);
-  if (parameters.length > 0) lines.push(`  parameters: ${parameters.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(" ")}`);
+  const parameters = Object.entries(result.parameters).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  const overrides = Object.entries(result.overrides ?? {}).map(([path, value]) => `${path}=${JSON.stringify(value)}`);
+  if (overrides.length > 0) parameters.push(`then --set ${overrides.join(" ")}`);
+  if (parameters.length > 0) lines.push(`  parameters: ${parameters.join(" ")}`);
   if (result.atMicros !== undefined) lines.push(`  at virtual time ${result.atMicros} after ${result.events} events`);
   if (result.reproduce !== undefined) lines.push(`  reproduce: ${result.reproduce}`);
   return lines.join("\n");
@@ -294,10 +315,13 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
     // Its market is a recording, run by the replay backtest: fuzzing would run an empty simulated exchange and pass.
     throw new FuzzError(`${scenario.name} is a replay backtest of recorded market data: fuzz runs simulated scenarios (run it with shadowbook run)`);
   }
+  // A --set the scenario does not have, or whose value it refuses, is refused before any seed runs (the draw aside: each seed applies them again after its own).
+  if (options.overrides !== undefined) applyOverrides(scenario, options.overrides);
   const seedOptions: SeedOptions = {
     scenarioPath: options.scenarioPath,
     ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
     ...(options.invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks: options.invariantEveryBlocks }),
+    ...(options.overrides === undefined || options.overrides.length === 0 ? {} : { overrides: options.overrides }),
   };
   const results: FuzzResult[] = [];
   const record = (result: FuzzResult) => {
@@ -466,6 +490,7 @@ function crashResult(scenario: Scenario, seed: number, options: SeedOptions, cod
   return Object.freeze({
     seed,
     parameters,
+    ...overridesOf(options),
     ok: false,
     events: 0,
     error: { kind: death?.kind ?? "WorkerCrash", message, stack: death?.stack ?? "" },
