@@ -71,17 +71,28 @@ export interface PendingEntry<M> {
 
 type Pending<M> = PendingEntry<M>;
 
-export function validateChainConfig(config: ChainConfig): void {
-  assert(config.blockIntervalMicros > 0, "blockIntervalMicros must be positive");
-  assert(config.blockJitterMicros >= 0 && config.blockJitterMicros < config.blockIntervalMicros, "blockJitterMicros must be in [0, blockIntervalMicros)");
-  assert(config.settlementLatencyMinMicros >= 0, "settlementLatencyMinMicros must be non-negative");
-  assert(config.settlementLatencyMaxMicros >= config.settlementLatencyMinMicros, "settlementLatencyMaxMicros must be at least the minimum");
-  assert(config.bustProbability >= 0 && config.bustProbability <= 1, "bustProbability must be in [0, 1]");
+/** Why `config` cannot run a chain, or null. The rules of validateChainConfig, as a message (a scenario's check reports it). */
+export function chainConfigProblem(config: ChainConfig): string | null {
+  if (!(config.blockIntervalMicros > 0)) return `blockIntervalMicros must be positive, got ${config.blockIntervalMicros}`;
+  if (!(config.blockJitterMicros >= 0 && config.blockJitterMicros < config.blockIntervalMicros)) {
+    return `blockJitterMicros must be in [0, blockIntervalMicros) = [0, ${config.blockIntervalMicros}), got ${config.blockJitterMicros}`;
+  }
+  if (!(config.settlementLatencyMinMicros >= 0)) return `settlementLatencyMinMicros must be non-negative, got ${config.settlementLatencyMinMicros}`;
+  if (!(config.settlementLatencyMaxMicros >= config.settlementLatencyMinMicros)) {
+    return `settlementLatencyMaxMicros must be at least the minimum (${config.settlementLatencyMinMicros}), got ${config.settlementLatencyMaxMicros}`;
+  }
+  if (!(config.bustProbability >= 0 && config.bustProbability <= 1)) return `bustProbability must be in [0, 1], got ${config.bustProbability}`;
   // Times are whole microseconds (safe integers): a fraction or a number past 2^53 threw later, in a block's timer or in
   // the engine's fill sink (rng.int, the scheduler); an infinite latency left every match pending, never settled nor busted.
   for (const key of ["blockIntervalMicros", "blockJitterMicros", "settlementLatencyMinMicros", "settlementLatencyMaxMicros"] as const) {
-    assert(Number.isSafeInteger(config[key]), `${key} must be a whole number of microseconds (a safe integer), got ${config[key]}`);
+    if (!Number.isSafeInteger(config[key])) return `${key} must be a whole number of microseconds (a safe integer), got ${config[key]}`;
   }
+  return null;
+}
+
+export function validateChainConfig(config: ChainConfig): void {
+  const problem = chainConfigProblem(config);
+  assert(problem === null, problem ?? "");
 }
 
 export class Chain<M> {

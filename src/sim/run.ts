@@ -21,7 +21,7 @@ import { DEFAULT_SIGNING_CONFIG } from "../signing/domain.ts";
 import { AgentFailedError, AgentHost, type HostedAgent } from "./agent-host.ts";
 import { ExchangeInvariants } from "./invariants.ts";
 import { DEFAULT_BASIS_SD, Oracle, type PricePath } from "./oracle.ts";
-import { DEFAULT_START_MS, durationProblem, marketDefinitionsOf, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
+import { chainSettingsOf, DEFAULT_START_MS, durationProblem, marketDefinitionsOf, ScenarioError, type Scenario, type SignatureMode } from "./scenario.ts";
 import { SimWorld } from "./world.ts";
 
 /** What observers (statistics, recorders, reports) are told about the run. */
@@ -72,16 +72,7 @@ export interface SimRunOptions {
 
 /** The exchange configuration a scenario describes. */
 export function exchangeConfigOf(scenario: Scenario, signatures: SignatureMode): ExchangeConfig {
-  const settlement = scenario.settlement ?? {};
-  const ms = (value: number | undefined) => (value === undefined ? undefined : Math.round(value * MICROS_PER_MILLI));
-  const chain = {
-    ...(ms(settlement.blockIntervalMs) === undefined ? {} : { blockIntervalMicros: ms(settlement.blockIntervalMs)! }),
-    ...(ms(settlement.blockJitterMs) === undefined ? {} : { blockJitterMicros: ms(settlement.blockJitterMs)! }),
-    ...(ms(settlement.settlementLatencyMinMs) === undefined ? {} : { settlementLatencyMinMicros: ms(settlement.settlementLatencyMinMs)! }),
-    ...(ms(settlement.settlementLatencyMaxMs) === undefined ? {} : { settlementLatencyMaxMicros: ms(settlement.settlementLatencyMaxMs)! }),
-    ...(settlement.bustProbability === undefined ? {} : { bustProbability: settlement.bustProbability }),
-    ...scenario.chain,
-  };
+  const chain = chainSettingsOf(scenario);
   return defaultExchangeConfig(DEFAULT_SIGNING_CONFIG, {
     risk: marketDefinitionsOf(scenario),
     engine: scenario.engine ?? {},

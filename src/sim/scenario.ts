@@ -22,7 +22,8 @@
  * the gateway verifies every signature, as live).
  */
 import type { RiskConfigInput } from "../risk/config.ts";
-import type { ChainConfig } from "../settlement/chain.ts";
+import { chainConfigProblem, DEFAULT_CHAIN_CONFIG, type ChainConfig } from "../settlement/chain.ts";
+import { MICROS_PER_MILLI } from "../core/time.ts";
 import type { EngineConfig } from "../engine/types.ts";
 import { DEFAULT_MARKETS, type GatewayConfig } from "../exchange/config.ts";
 import type { AdminAction, FaultAction } from "../exchange/inputs.ts";
@@ -337,9 +338,58 @@ export function checkScenario(scenario: Scenario): void {
   checkFeeds(scenario, fail);
   const bust = scenario.settlement?.bustProbability;
   if (bust !== undefined && !(bust >= 0 && bust <= 1)) fail(`settlement.bustProbability "${bust}" must be between 0 and 1`);
+  checkChain(scenario, fail);
   checkTimeline(scenario, fail);
   if (scenario.gateway?.iocPriceBandBps !== undefined) checkNumber(fail, "gateway.iocPriceBandBps", scenario.gateway.iocPriceBandBps, NON_NEGATIVE_INTEGER);
   if (scenario.gateway?.exchangeId !== undefined) checkNumber(fail, "gateway.exchangeId", scenario.gateway.exchangeId, NON_NEGATIVE_INTEGER);
+}
+
+/**
+ * The chain's settings of a scenario: `settlement` (in ms) under `chain`
+ * (ChainConfig, in µs), which wins. What exchangeConfigOf gives the
+ * exchange; the rest of ChainConfig is DEFAULT_CHAIN_CONFIG's.
+ */
+export function chainSettingsOf(scenario: Scenario): Partial<ChainConfig> {
+  const settlement = scenario.settlement ?? {};
+  const ms = (value: number | undefined) => (value === undefined ? undefined : Math.round(value * MICROS_PER_MILLI));
+  return {
+    ...(ms(settlement.blockIntervalMs) === undefined ? {} : { blockIntervalMicros: ms(settlement.blockIntervalMs)! }),
+    ...(ms(settlement.blockJitterMs) === undefined ? {} : { blockJitterMicros: ms(settlement.blockJitterMs)! }),
+    ...(ms(settlement.settlementLatencyMinMs) === undefined ? {} : { settlementLatencyMinMicros: ms(settlement.settlementLatencyMinMs)! }),
+    ...(ms(settlement.settlementLatencyMaxMs) === undefined ? {} : { settlementLatencyMaxMicros: ms(settlement.settlementLatencyMaxMs)! }),
+    ...(settlement.bustProbability === undefined ? {} : { bustProbability: settlement.bustProbability }),
+    ...scenario.chain,
+  };
+}
+
+/** The scenario's field that sets a ChainConfig key, when `settlement` does and `chain` does not override it. */
+const SETTLEMENT_FIELD_OF: Partial<Record<keyof ChainConfig, keyof SettlementSettings>> = {
+  blockIntervalMicros: "blockIntervalMs",
+  blockJitterMicros: "blockJitterMs",
+  settlementLatencyMinMicros: "settlementLatencyMinMs",
+  settlementLatencyMaxMicros: "settlementLatencyMaxMs",
+};
+
+/**
+ * The chain the run would build, checked by its own rules
+ * (settlement/chain.ts chainConfigProblem) before anything runs: a block
+ * jitter not below the block interval, say, used to fail only when the
+ * exchange was built, as an invariant error with no input log. The message
+ * names the scenario's fields the rule reads.
+ */
+function checkChain(scenario: Scenario, fail: Fail): void {
+  if (scenario.settlement !== undefined && !isObject(scenario.settlement)) fail(`settlement must be an object: { blockIntervalMs, blockJitterMs, settlementLatencyMinMs, settlementLatencyMaxMs, bustProbability }`);
+  if (scenario.chain !== undefined && !isObject(scenario.chain)) fail(`chain must be an object of ChainConfig fields (microseconds)`);
+  const problem = chainConfigProblem({ ...DEFAULT_CHAIN_CONFIG, ...chainSettingsOf(scenario) });
+  if (problem === null) return;
+  const chain = (scenario.chain ?? {}) as Partial<Record<string, unknown>>;
+  const settlement = (scenario.settlement ?? {}) as Partial<Record<string, unknown>>;
+  const named = problem.replace(/\b(blockIntervalMicros|blockJitterMicros|settlementLatencyMinMicros|settlementLatencyMaxMicros)\b/g, (key) => {
+    const field = SETTLEMENT_FIELD_OF[key as keyof ChainConfig]!;
+    if (chain[key] === undefined && settlement[field] !== undefined) return `settlement.${field} (${String(settlement[field])} ms = ${key})`;
+    return chain[key] === undefined ? `${key} (default)` : `chain.${key}`;
+  });
+  fail(`the chain's settings: ${named}`);
 }
 
 function checkAgents(scenario: Scenario, fail: Fail): void {

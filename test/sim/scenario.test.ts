@@ -43,6 +43,21 @@ describe("defineScenario", () => {
     [{ agents: [{ name: "a", agent: idle, account: { rateTier: 4 as never } }] }, 'agents[0].account.rateTier "4" must be 1, 2 or 3'],
     [{ prices: [{ asset: "WETH", model: "gbm" as const, start: 0, hourlyVolatility: 0.01 }] }, 'prices[0].start "0" must be greater than 0'],
     [{ settlement: { bustProbability: 1.5 } }, 'settlement.bustProbability "1.5" must be between 0 and 1'],
+    // The chain's own rules (settlement/chain.ts), checked before the run instead of when the exchange is built.
+    [
+      { settlement: { blockJitterMs: 100 } },
+      "the chain's settings: settlement.blockJitterMs (100 ms = blockJitterMicros) must be in [0, blockIntervalMicros (default)) = [0, 100000), got 100000",
+    ],
+    [
+      { settlement: { blockIntervalMs: 50, blockJitterMs: 60 } },
+      "the chain's settings: settlement.blockJitterMs (60 ms = blockJitterMicros) must be in [0, settlement.blockIntervalMs (50 ms = blockIntervalMicros)) = [0, 50000), got 60000",
+    ],
+    [
+      { settlement: { settlementLatencyMinMs: 300, settlementLatencyMaxMs: 200 } },
+      "the chain's settings: settlement.settlementLatencyMaxMs (200 ms = settlementLatencyMaxMicros) must be at least the minimum (300000), got 200000",
+    ],
+    [{ chain: { blockJitterMicros: 200_000 } }, "the chain's settings: chain.blockJitterMicros must be in [0, blockIntervalMicros (default)) = [0, 100000), got 200000"],
+    [{ chain: { blockIntervalMicros: 1.5 } }, "the chain's settings: chain.blockIntervalMicros must be a whole number of microseconds (a safe integer), got 1.5"],
     [{ timeline: [{ atSeconds: -1, fault: { fault: "dropResponses" as const, count: 1 } }] }, 'timeline[0].atSeconds "-1" must be >= 0'],
   ])("refuses %j naming the field and the rule", (change: Partial<Scenario>, message) => {
     expect(() => defineScenario({ ...base, ...change })).toThrow(new ScenarioError(`scenario "${change.name ?? "ok"}": ${message}`));
