@@ -705,12 +705,16 @@ export class Exchange {
    *   (CROSSING_ORDERS_TEMPORARILY_UNAVAILABLE_ERROR); settlementPaused also
    *   busts the market's matches that reach a block (MarketPaused).
    * - `closed: true` (perp only, final): open orders cancelled, MARKET_CLOSE
-   *   executions at `settlementPrice` (default the mark), then halted for good.
+   *   executions at `settlementPrice` (default the mark), then halted for good
+   *   (a later `halted: false` is refused).
    */
   private marketAdmin(action: Extract<AdminAction, { action: "market" }>, atMicros: Micros): ExchangeAnswer {
     const market = this.marketsBySymbol.get(action.symbol);
     if (market === undefined) return adminError("SYMBOL_NOT_FOUND_ERROR", `symbol "${action.symbol}" does not resolve to a market`);
     // Every check before any change: the action applies whole or not at all.
+    if (action.halted === false && market.kind === "perp" && this.risk.state.perps.get(market.marketId)!.closed) {
+      return adminError("INPUT_VALIDATION_ERROR", `${market.symbol} is closed: it stays halted for good (halted: false cannot reopen it)`);
+    }
     let settlementTicks: number | undefined;
     if (action.closed === true) {
       if (market.kind !== "perp") return adminError("INPUT_VALIDATION_ERROR", `only perp markets can be closed; ${market.symbol} is spot`);

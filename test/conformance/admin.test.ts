@@ -305,6 +305,9 @@ describe("POST /admin/markets/{symbol}", () => {
     expect((await w.ok(`/v2/wallet/${w.alice.address}/positions`)).filter((p: any) => p.symbol === BTC)).toEqual([]);
     expect((await createOrder(w.alice, BTC)).body.error).toBe("TRADING_HALTED_ERROR");
     await refused(`markets/${BTC}`, { closed: true }, { mentions: ["already closed"] });
+    // Halted for good: it cannot be un-halted, and the refusal changes nothing.
+    await refused(`markets/${BTC}`, { halted: false, orderEntryDisabled: true }, { mentions: ["is closed", "halted for good"], reachesExchange: true });
+    expect((await createOrder(w.alice, BTC)).body.error).toBe("TRADING_HALTED_ERROR");
   });
 
   it("refuses what it cannot do before touching the market", async () => {
