@@ -70,7 +70,7 @@ export default defineScenario({
   ],
   settlement: { bustProbability: 0.005 },
   timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "20000000" } }],
-  // Fuzz: bust probability, taker rates, latencies, the makers' refresh interval and one fault in the first minute.
+  // Fuzz: bust probability, taker rates, latencies, the makers' refresh interval and one fault at a second of the run.
   fuzz: { draw: drawSwarm, apply: applySwarm },
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 6_000, refreshSeconds: 5, requoteBps: 2 }, account: { rateTier: 3, deposits: MAKER_DEPOSITS } },

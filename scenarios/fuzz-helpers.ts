@@ -6,7 +6,7 @@
  *   scenario of market makers and noise takers (spot-only uses it too): the
  *   bust probability, a factor on every noise taker's rate, the order-entry
  *   and market-data latency medians of every agent, the makers' refresh
- *   interval, and one fault (or none) in the first minute.
+ *   interval, and one fault (or none) at a second of the run.
  * - Smaller pieces for the themed scenarios: `round` (drawn values print
  *   readably), `withAgentParams` (a patch of some agents' params).
  *
@@ -17,11 +17,9 @@ import { marketMaker } from "../agents/market-maker.ts";
 import { NOISE_TAKER_DEFAULTS, noiseTaker } from "../agents/noise-taker.ts";
 import type { Rng } from "../src/core/rng.ts";
 import type { LatencySpec } from "../src/sim/latency.ts";
-import type { FuzzParameters, Scenario, ScenarioAgent } from "../src/sim/scenario.ts";
+import type { FuzzParameters, FuzzRun, Scenario, ScenarioAgent } from "../src/sim/scenario.ts";
 import { drawFault, withDrawnFault } from "../src/sim/swarm.ts";
 
-/** Faults are drawn within this many seconds: fuzz runs are typically one minute (`--duration 60`). */
-export const FAULT_WINDOW_SECONDS = 60;
 
 /** `value` to `digits` decimal places, as a number. */
 export const round = (value: number, digits: number): number => Number(value.toFixed(digits));
@@ -43,21 +41,23 @@ export function withAgentParams(agents: readonly ScenarioAgent[], patch: (agent:
 /**
  * The default scenario's draw: bustProbability 0..0.03, takerRateFactor
  * 0.5..4, orderEntryMedianMicros and marketDataMedianMicros 200..20000,
- * refreshSeconds 1..8, and a fault (src/sim/swarm.ts) in the first minute;
+ * refreshSeconds 1..8, and a fault (src/sim/swarm.ts) at a second of the
+ * run (the seconds 1 to its duration less one: CI's one-minute runs draw
+ * within the minute, a ten-minute run anywhere in its ten);
  * then the chain's timing, drawn last so that the values above stay what
  * they were for every seed: blockJitterMs 0..50 (blocks every 100 ms),
  * settlementLatencyMinMs 0..200 and settlementLatencyMaxMs up to 300 above
  * it (a match waits that long before a block may take it), so that the
  * invariants' block and latency rules run with times other than zero.
  */
-export function drawSwarm(rng: Rng): FuzzParameters {
+export function drawSwarm(rng: Rng, run: FuzzRun): FuzzParameters {
   return {
     bustProbability: round(rng.between(0, 0.03), 4),
     takerRateFactor: round(rng.between(0.5, 4), 2),
     orderEntryMedianMicros: rng.int(200, 20_000),
     marketDataMedianMicros: rng.int(200, 20_000),
     refreshSeconds: rng.int(1, 8),
-    ...drawFault(rng, FAULT_WINDOW_SECONDS),
+    ...drawFault(rng, run.durationSeconds),
     ...drawChainTiming(rng),
   };
 }

@@ -8,7 +8,7 @@
  * Fuzz: the default scenario's draw (scenarios/fuzz-helpers.ts): the bust
  * probability (0..0.03), a factor on the takers' rates (0.5..4), order-entry
  * and market-data latency medians (200..20000 µs), the maker's refresh
- * interval (1..8 s) and one fault in the first minute.
+ * interval (1..8 s) and one fault at a second of the run.
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";

@@ -91,7 +91,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const invariants = options.invariants === true || options.fuzz === true;
   const invariantEveryBlocks = options.invariantEvery === undefined ? undefined : parseInvariantEvery(options.invariantEvery, invariants);
   if (options.fuzz === true) {
-    const fuzzed = fuzzedScenario(scenario, seed);
+    const fuzzed = fuzzedScenario(scenario, seed, options.duration === undefined ? undefined : parseDuration(options.duration));
     scenario = fuzzed.scenario;
     const drawn = Object.entries(fuzzed.parameters).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
     // As the fuzzer prints a failing seed's parameters: the draw, then the overrides that win over it.

@@ -149,12 +149,15 @@ export function parseSeeds(text: string): number[] {
 /**
  * The scenario that `seed` fuzzes: its draw from the "fuzz" stream applied,
  * checked, with the seed set. Without `fuzz`: the scenario with the seed.
- * Throws a ScenarioError when the applied scenario breaks a rule.
+ * The draw is told the run's duration (`durationSeconds`: the one the run
+ * is given, else the scenario's), so a fault can land anywhere in it; a
+ * seed reproduces with the same duration. Throws a ScenarioError when the
+ * applied scenario breaks a rule.
  */
-export function fuzzedScenario(scenario: Scenario, seed: number): { scenario: Scenario; parameters: FuzzParameters } {
+export function fuzzedScenario(scenario: Scenario, seed: number, durationSeconds: number = scenario.durationSeconds): { scenario: Scenario; parameters: FuzzParameters } {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new FuzzError(`seed "${seed}" must be a non-negative integer`);
   if (scenario.fuzz === undefined) return { scenario: { ...scenario, seed }, parameters: Object.freeze({}) };
-  const parameters = Object.freeze({ ...scenario.fuzz.draw(new RngRoot(seed).stream("fuzz")) });
+  const parameters = Object.freeze({ ...scenario.fuzz.draw(new RngRoot(seed).stream("fuzz"), Object.freeze({ durationSeconds })) });
   const applied: Scenario = { ...scenario.fuzz.apply(scenario, parameters), seed };
   checkScenario(applied);
   return { scenario: applied, parameters };
@@ -204,7 +207,7 @@ export async function runFuzzSeed(loaded: LoadedScenario, seed: number, options:
   };
   const wallSeconds = () => (performance.now() - started) / 1_000;
   try {
-    const fuzzed = fuzzedScenario(scenario, seed);
+    const fuzzed = fuzzedScenario(scenario, seed, options.durationSeconds);
     parameters = fuzzed.parameters;
     // After the draw: the user's value wins over the drawn one.
     const applied = applyOverrides(fuzzed.scenario, options.overrides ?? []);
@@ -482,7 +485,7 @@ function runPool(options: PoolOptions): Promise<void> {
 function crashResult(scenario: Scenario, seed: number, options: SeedOptions, code: number, death: PoolSlot["death"], wallSeconds: number): FuzzResult {
   let parameters: FuzzParameters = {};
   try {
-    parameters = fuzzedScenario(scenario, seed).parameters;
+    parameters = fuzzedScenario(scenario, seed, options.durationSeconds).parameters;
   } catch {
     // The draw itself failed: the worker would have reported that as an error, not died; keep {}.
   }

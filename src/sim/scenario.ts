@@ -106,9 +106,15 @@ export interface SettlementSettings {
 /** Parameter values a fuzz seed drew, shown with a failing seed. */
 export type FuzzParameters = Readonly<Record<string, number | string | boolean>>;
 
+/** What a fuzz draw may know of the run it draws for. */
+export interface FuzzRun {
+  /** The run's duration: the scenario's, or the `--duration` it is fuzzed or reproduced with (a fault can be drawn within it). */
+  readonly durationSeconds: number;
+}
+
 export interface FuzzSettings {
-  /** Draws the free parameters of one seed. */
-  draw(rng: Rng): FuzzParameters;
+  /** Draws the free parameters of one seed (of a run of `run.durationSeconds`). */
+  draw(rng: Rng, run: FuzzRun): FuzzParameters;
   /** The scenario with those parameters applied. */
   apply(scenario: Scenario, parameters: FuzzParameters): Scenario;
 }

@@ -9,6 +9,7 @@ import { DEFAULT_START_MS } from "../../src/sim/scenario.ts";
 import crashScenario from "./fixtures/crash-scenario.ts";
 import failingScenario, { BUST_LIMIT } from "./fixtures/failing-scenario.ts";
 import fuzzFixture, { BASE } from "./fixtures/fuzz-scenario.ts";
+import defaultScenario from "../../scenarios/default.ts";
 
 const FUZZ = "test/sim/fixtures/fuzz-scenario.ts";
 const FAILING = "test/sim/fixtures/failing-scenario.ts";
@@ -44,9 +45,27 @@ describe("parseSeeds", () => {
 });
 
 describe("fuzzedScenario", () => {
+  it("draws the default scenario's fault within the run it is fuzzed for: anywhere in a ten-minute run, within the minute of a one-minute run", () => {
+    const at = (durationSeconds: number) =>
+      Array.from({ length: 300 }, (_, i) => fuzzedScenario(defaultScenario, i + 1, durationSeconds).parameters)
+        .filter((parameters) => parameters["fault"] !== "none")
+        .map((parameters) => Number(parameters["faultAtSeconds"]));
+    const minute = at(60);
+    const tenMinutes = at(600);
+    expect(minute.length).toBeGreaterThan(100);
+    expect(Math.max(...minute)).toBeLessThanOrEqual(59);
+    expect(Math.max(...tenMinutes)).toBeLessThanOrEqual(599);
+    // Spread over the ten minutes, not crowded into the first (a uniform draw: about 90 % after it).
+    expect(tenMinutes.filter((second) => second > 60).length).toBeGreaterThan(tenMinutes.length * 0.8);
+    // The duration is part of the draw: a seed reproduces with the duration it was fuzzed with (the reproduce command carries it).
+    expect(fuzzedScenario(defaultScenario, 7, 600).parameters).toEqual(fuzzedScenario(defaultScenario, 7, 600).parameters);
+    // Without one, the scenario's own duration.
+    expect(fuzzedScenario(defaultScenario, 7).parameters).toEqual(fuzzedScenario(defaultScenario, 7, defaultScenario.durationSeconds).parameters);
+  });
+
   it("draws from the seed's fuzz stream, the same on every call, and sets the seed", () => {
     const first = fuzzedScenario(fuzzFixture, 12);
-    expect(first.parameters).toEqual(fuzzFixture.fuzz!.draw(new RngRoot(12).stream("fuzz")));
+    expect(first.parameters).toEqual(fuzzFixture.fuzz!.draw(new RngRoot(12).stream("fuzz"), { durationSeconds: fuzzFixture.durationSeconds }));
     expect(fuzzedScenario(fuzzFixture, 12).parameters).toEqual(first.parameters);
     expect(fuzzedScenario(fuzzFixture, 13).parameters).not.toEqual(first.parameters);
     expect(first.scenario.seed).toBe(12);

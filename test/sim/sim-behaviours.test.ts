@@ -225,7 +225,7 @@ describe("swarm fault injection", () => {
   it("applies the default scenario's draw: the fault in the timeline, rates, refresh times, latencies and busts on the agents", () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const { scenario, parameters } = fuzzedScenario(defaultScenario, seed);
-      expect(parameters).toEqual(defaultScenario.fuzz!.draw(new RngRoot(seed).stream("fuzz")));
+      expect(parameters).toEqual(defaultScenario.fuzz!.draw(new RngRoot(seed).stream("fuzz"), { durationSeconds: defaultScenario.durationSeconds }));
       const fault = faultOf(parameters);
       expect(scenario.timeline).toEqual([...defaultScenario.timeline!, ...(fault === undefined ? [] : [{ atSeconds: parameters["faultAtSeconds"], fault }])]);
       expect(scenario.settlement?.bustProbability).toBe(parameters["bustProbability"]);
@@ -241,11 +241,12 @@ describe("swarm fault injection", () => {
     }
   });
 
-  /** The first seed whose default-scenario draw is `fault`, early enough in the run and at least `minSize` large. */
+  /** The first seed whose default-scenario draw for a one-minute fuzz run (CI's) is `fault`, early enough in the run and at least `minSize` large. */
   function seedDrawing(fault: string, latestSecond: number, minSize: number): { seed: number; scenario: Scenario; parameters: FuzzParameters } {
+    const run = { durationSeconds: 60 };
     for (let seed = 1; seed < 2_000; seed++) {
-      const parameters = defaultScenario.fuzz!.draw(new RngRoot(seed).stream("fuzz"));
-      if (parameters["fault"] === fault && Number(parameters["faultAtSeconds"]) <= latestSecond && Number(parameters["faultSize"]) >= minSize) return { seed, ...fuzzedScenario(defaultScenario, seed) };
+      const parameters = defaultScenario.fuzz!.draw(new RngRoot(seed).stream("fuzz"), run);
+      if (parameters["fault"] === fault && Number(parameters["faultAtSeconds"]) <= latestSecond && Number(parameters["faultSize"]) >= minSize) return { seed, ...fuzzedScenario(defaultScenario, seed, run.durationSeconds) };
     }
     throw new Error(`no seed draws ${fault}`);
   }

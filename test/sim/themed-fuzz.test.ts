@@ -41,8 +41,9 @@ async function fuzzSeeds(name: string, seeds: readonly number[], durationOf: (pa
   const loaded: LoadedScenario = await loadScenario(name);
   const runs: Seeded[] = [];
   for (const seed of seeds) {
-    const { parameters } = fuzzedScenario(loaded.scenario, seed);
-    const durationSeconds = durationOf(parameters);
+    // The duration from the scenario's own draw (the themed draws do not depend on it), then the draw for that duration.
+    const durationSeconds = durationOf(fuzzedScenario(loaded.scenario, seed).parameters);
+    const { parameters } = fuzzedScenario(loaded.scenario, seed, durationSeconds);
     const tape = new SetupTape();
     const result = await runFuzzSeed(loaded, seed, { scenarioPath: name, durationSeconds }, [tape]);
     runs.push({ result, parameters, tape, durationSeconds });
