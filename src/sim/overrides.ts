@@ -16,9 +16,9 @@
  *   `oracleBasisMean`, `signatures` and `settlement.bustProbability`, plain
  *   values that checkScenario checks. `seed` and `durationSeconds` are
  *   refused with a pointer to their flags (--seed, --duration). The chain's
- *   timing (`settlement.blockIntervalMs` and the rest) is not settable: it
- *   is checked only when the run builds its exchange (not by
- *   checkScenario), and a scenario's `chain` section overrides it. Nothing
+ *   timing (`settlement.blockIntervalMs` and the rest) is not settable: a
+ *   scenario's `chain` section (µs) overrides those fields, so a --set of
+ *   one could be silently shadowed. Nothing
  *   else (markets, prices, timeline, ...) is: those are structures, not
  *   values.
  *
