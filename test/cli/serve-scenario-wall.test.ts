@@ -67,7 +67,8 @@ afterAll(async () => {
 describe("serve <scenario> on the wall clock", () => {
   it("starts, publishes the scenario's first prices, and its agents trade on them", async () => {
     let bids: { px: string; qty: string }[] = [];
-    for (let attempt = 0; attempt < 100 && bids.length === 0; attempt++) {
+    // Until all four bids rest (the agents' orders arrive one by one on the wall clock), for at most 5 s.
+    for (let attempt = 0; attempt < 100 && bids[0]?.qty !== "2"; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const response = await fetch(`${running.urls.rest}/market/ETHRUSDPERP/depth?limit=1`);
       expect(response.status).toBe(200);
