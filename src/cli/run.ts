@@ -90,8 +90,9 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   // A fuzz seed is reproduced as the fuzzer ran it: with the invariants checked.
   const invariants = options.invariants === true || options.fuzz === true;
   const invariantEveryBlocks = options.invariantEvery === undefined ? undefined : parseInvariantEvery(options.invariantEvery, invariants);
+  const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
   if (options.fuzz === true) {
-    const fuzzed = fuzzedScenario(scenario, seed, options.duration === undefined ? undefined : parseDuration(options.duration));
+    const fuzzed = fuzzedScenario(scenario, seed, durationSeconds);
     scenario = fuzzed.scenario;
     const drawn = Object.entries(fuzzed.parameters).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
     // As the fuzzer prints a failing seed's parameters: the draw, then the overrides that win over it.
@@ -115,7 +116,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     paths: loaded.paths,
     invariants,
     ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
-    ...(options.duration === undefined ? {} : { durationSeconds: parseDuration(options.duration) }),
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
     ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
   });
   bar?.done();
