@@ -8,22 +8,25 @@
  * Fuzz: each seed draws when the maker stalls (stallAfterSeconds 20..450, so
  * the switch fires within the run) and its switch's timeout (deadManMs
  * 5000..60000 in whole seconds, the range cancelAllAfter accepts; every
- * value is longer than the 3 s refresh).
+ * value is longer than the 3 s refresh); then a fault and the chain's
+ * timing (scenarios/fuzz-helpers.ts drawFaults): a renewal may meet an
+ * unavailable engine or lose its response.
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
 import type { Rng } from "../src/core/rng.ts";
-import { defineScenario, type FuzzParameters, type Scenario } from "../src/sim/scenario.ts";
-import { withAgentParams } from "./fuzz-helpers.ts";
+import { defineScenario, type FuzzParameters, type FuzzRun, type Scenario } from "../src/sim/scenario.ts";
+import { applyFaults, drawFaults, withAgentParams } from "./fuzz-helpers.ts";
 
-function draw(rng: Rng): FuzzParameters {
+function draw(rng: Rng, run: FuzzRun): FuzzParameters {
   return {
     stallAfterSeconds: rng.int(20, 450),
     deadManMs: rng.int(5, 60) * 1_000,
+    ...drawFaults(rng, run),
   };
 }
 
-function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+function applyTheme(scenario: Scenario, parameters: FuzzParameters): Scenario {
   const stalls = { stopRefreshingAfterSeconds: Number(parameters["stallAfterSeconds"]), deadManMs: Number(parameters["deadManMs"]) };
   return { ...scenario, agents: withAgentParams(scenario.agents, (agent) => (agent.name === "mm-stalls" ? stalls : undefined)) };
 }
@@ -38,7 +41,7 @@ export default defineScenario({
     { asset: "WETH", model: "gbm", start: 3_000, hourlyVolatility: 0.015 },
     { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.015, decimals: 1 },
   ],
-  fuzz: { draw, apply },
+  fuzz: { draw, apply: (scenario, parameters) => applyFaults(applyTheme(scenario, parameters), parameters) },
   agents: [
     {
       name: "mm-stalls",

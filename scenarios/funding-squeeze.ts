@@ -20,7 +20,8 @@
  * Fuzz: each seed draws the mark oracle's premium over the index
  * (oraclePremium 0.0015..0.006), the buyers' share of buys (buyShare
  * 0.6..0.95) and the ETH perp's funding cap (fundingRateCap 0.002..0.01,
- * still four times the default or more): longs keep paying shorts.
+ * still four times the default or more): longs keep paying shorts; then a
+ * fault and the chain's timing (scenarios/fuzz-helpers.ts drawFaults).
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
@@ -28,8 +29,8 @@ import { overLeveraged } from "../agents/over-leveraged.ts";
 import type { Rng } from "../src/core/rng.ts";
 import { DEFAULT_MARKETS, DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
 import type { RiskConfigInput } from "../src/risk/config.ts";
-import { defineScenario, type FuzzParameters, type Scenario } from "../src/sim/scenario.ts";
-import { round, withAgentParams } from "./fuzz-helpers.ts";
+import { defineScenario, type FuzzParameters, type FuzzRun, type Scenario } from "../src/sim/scenario.ts";
+import { applyFaults, drawFaults, round, withAgentParams } from "./fuzz-helpers.ts";
 
 /** The markets with the ETH perp's funding cap set to `cap` (a fraction per hour, as a decimal string). */
 const withEthFundingCap = (markets: RiskConfigInput, cap: string): RiskConfigInput => ({
@@ -37,15 +38,16 @@ const withEthFundingCap = (markets: RiskConfigInput, cap: string): RiskConfigInp
   perpMarkets: markets.perpMarkets.map((market) => (market.symbol === "ETHRUSDPERP" ? { ...market, fundingRateCap: cap } : market)),
 });
 
-function draw(rng: Rng): FuzzParameters {
+function draw(rng: Rng, run: FuzzRun): FuzzParameters {
   return {
     oraclePremium: round(rng.between(0.0015, 0.006), 5),
     buyShare: round(rng.between(0.6, 0.95), 2),
     fundingRateCap: round(rng.between(0.002, 0.01), 4).toString(),
+    ...drawFaults(rng, run),
   };
 }
 
-function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+function applyTheme(scenario: Scenario, parameters: FuzzParameters): Scenario {
   return {
     ...scenario,
     markets: withEthFundingCap(scenario.markets ?? DEFAULT_MARKETS, String(parameters["fundingRateCap"])),
@@ -67,7 +69,7 @@ export default defineScenario({
   ],
   oracleBasisMean: 0.003,
   oracleBasisSd: 0.0002,
-  fuzz: { draw, apply },
+  fuzz: { draw, apply: (scenario, parameters) => applyFaults(applyTheme(scenario, parameters), parameters) },
   timeline: [{ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: "5000000" } }],
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", skewBps: 60, maxInventoryNotional: 1_500_000 }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },

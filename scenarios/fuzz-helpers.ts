@@ -7,6 +7,11 @@
  *   bust probability, a factor on every noise taker's rate, the order-entry
  *   and market-data latency medians of every agent, the makers' refresh
  *   interval, and one fault (or none) at a second of the run.
+ * - `drawFaults` / `applyFaults`: the fault and chain-timing part of that
+ *   draw alone, which every themed scenario draws after its own parameters,
+ *   so that a theme is fuzzed under a fault too (the swarm: one of the
+ *   faults, or none, at any second of the run, and blocks and settlement
+ *   with jitter and latency).
  * - Smaller pieces for the themed scenarios: `round` (drawn values print
  *   readably), `withAgentParams` (a patch of some agents' params).
  *
@@ -57,9 +62,18 @@ export function drawSwarm(rng: Rng, run: FuzzRun): FuzzParameters {
     orderEntryMedianMicros: rng.int(200, 20_000),
     marketDataMedianMicros: rng.int(200, 20_000),
     refreshSeconds: rng.int(1, 8),
-    ...drawFault(rng, run.durationSeconds),
-    ...drawChainTiming(rng),
+    ...drawFaults(rng, run),
   };
+}
+
+/**
+ * A fault (src/sim/swarm.ts: one of SWARM_FAULTS, "none" included) at a
+ * second of the run, then the chain's timing (see `drawSwarm`). A themed
+ * scenario draws these after its own parameters, so that its own stay what
+ * they were for every seed.
+ */
+export function drawFaults(rng: Rng, run: FuzzRun): FuzzParameters {
+  return { ...drawFault(rng, run.durationSeconds), ...drawChainTiming(rng) };
 }
 
 function drawChainTiming(rng: Rng): FuzzParameters {
@@ -84,12 +98,14 @@ export function applySwarm(scenario: Scenario, parameters: FuzzParameters): Scen
     if (agent.agent === marketMaker) params["refreshSeconds"] = Number(parameters["refreshSeconds"]);
     return { ...agent, params, latency };
   });
-  return {
-    ...scenario,
-    agents,
-    timeline: withDrawnFault(scenario.timeline, parameters),
-    settlement: { ...scenario.settlement, bustProbability: Number(parameters["bustProbability"]), ...chainTimingOf(parameters) },
-  };
+  const busting = { ...scenario, settlement: { ...scenario.settlement, bustProbability: Number(parameters["bustProbability"]) } };
+  const { timeline, settlement } = applyFaults(busting, parameters);
+  return { ...scenario, agents, timeline, settlement };
+}
+
+/** `drawFaults`'s parameters over the scenario: the fault joins the end of the timeline, the chain's timing replaces the scenario's. */
+export function applyFaults(scenario: Scenario, parameters: FuzzParameters): Scenario & Required<Pick<Scenario, "timeline" | "settlement">> {
+  return { ...scenario, timeline: withDrawnFault(scenario.timeline, parameters), settlement: { ...scenario.settlement, ...chainTimingOf(parameters) } };
 }
 
 /** The drawn chain timing (drawChainTiming), or nothing when the parameters have none (the scenario's own stays). */

@@ -15,15 +15,16 @@
  * 3..12 of jumpMean -0.015..-0.005), the longs' leverage (topLeverage
  * 15..19: the six sit at top-2, top-1, top, top, top-1, top-2) and the
  * pool's starting deposit (poolRusd 1000..5000: small, so ADL still closes
- * what the pool cannot take).
+ * what the pool cannot take), then a fault and the chain's timing
+ * (scenarios/fuzz-helpers.ts drawFaults).
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
 import { overLeveraged } from "../agents/over-leveraged.ts";
 import type { Rng } from "../src/core/rng.ts";
 import { DEFAULT_POOL_ACCOUNT_ID } from "../src/exchange/config.ts";
-import { defineScenario, type FuzzParameters, type GbmFeed, type Scenario, type TimelineEntry } from "../src/sim/scenario.ts";
-import { round, withAgentParams } from "./fuzz-helpers.ts";
+import { defineScenario, type FuzzParameters, type FuzzRun, type GbmFeed, type Scenario, type TimelineEntry } from "../src/sim/scenario.ts";
+import { applyFaults, drawFaults, round, withAgentParams } from "./fuzz-helpers.ts";
 
 /** How far each long's leverage sits below the top one: 17, 18, 19, 19, 18, 17 for a top of 19. */
 const BELOW_TOP = [2, 1, 0, 0, 1, 2] as const;
@@ -49,17 +50,18 @@ const weth = (hourlyDrift: number, jumpsPerHour: number, jumpMean: number): GbmF
 
 const poolDeposit = (amount: number): TimelineEntry => ({ atSeconds: 0, admin: { action: "deposit", accountId: DEFAULT_POOL_ACCOUNT_ID, asset: "rUSD", amount: String(amount) } });
 
-function draw(rng: Rng): FuzzParameters {
+function draw(rng: Rng, run: FuzzRun): FuzzParameters {
   return {
     hourlyDrift: round(rng.between(-0.45, -0.2), 3),
     jumpsPerHour: rng.int(3, 12),
     jumpMean: round(rng.between(-0.015, -0.005), 4),
     topLeverage: rng.int(15, 19),
     poolRusd: rng.int(1, 5) * 1_000,
+    ...drawFaults(rng, run),
   };
 }
 
-function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+function applyTheme(scenario: Scenario, parameters: FuzzParameters): Scenario {
   const top = Number(parameters["topLeverage"]);
   const leverage = new Map(BELOW_TOP.map((below, index) => [longName(index), top - below]));
   const isPoolDeposit = (entry: TimelineEntry) => "admin" in entry && entry.admin.action === "deposit" && entry.admin.accountId === DEFAULT_POOL_ACCOUNT_ID;
@@ -82,7 +84,7 @@ export default defineScenario({
     { asset: "WBTC", model: "gbm", start: 60_000, hourlyVolatility: 0.01, decimals: 1 },
   ],
   timeline: [poolDeposit(3_000)],
-  fuzz: { draw, apply },
+  fuzz: { draw, apply: (scenario, parameters) => applyFaults(applyTheme(scenario, parameters), parameters) },
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP", levelNotional: 8_000, maxInventoryNotional: 400_000 }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },
     { name: "noise-eth", agent: noiseTaker, params: { symbols: ["ETHRUSDPERP"], ratePerSecond: 0.5 }, account: { rateTier: 3, deposits: { rUSD: "500000" } } },

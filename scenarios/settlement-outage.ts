@@ -9,13 +9,14 @@
  * Fuzz: each seed draws when the chain stalls (outageAtSeconds 30..600) and
  * for how long (outageSeconds 30..180), the share of matches busted once it
  * is back (recoveryBustShare 0.3..0.9) and for how long after
- * (recoverySeconds 30..120).
+ * (recoverySeconds 30..120); then another fault and the chain's timing
+ * (scenarios/fuzz-helpers.ts drawFaults).
  */
 import { marketMaker } from "../agents/market-maker.ts";
 import { noiseTaker } from "../agents/noise-taker.ts";
 import type { Rng } from "../src/core/rng.ts";
-import { defineScenario, type FuzzParameters, type Scenario, type TimelineEntry } from "../src/sim/scenario.ts";
-import { round } from "./fuzz-helpers.ts";
+import { defineScenario, type FuzzParameters, type FuzzRun, type Scenario, type TimelineEntry } from "../src/sim/scenario.ts";
+import { applyFaults, drawFaults, round } from "./fuzz-helpers.ts";
 
 const NORMAL_BUST_PROBABILITY = 0.005;
 
@@ -32,16 +33,17 @@ function outage(atSeconds: number, outageSeconds: number, bustShare: number, rec
   ];
 }
 
-function draw(rng: Rng): FuzzParameters {
+function draw(rng: Rng, run: FuzzRun): FuzzParameters {
   return {
     outageAtSeconds: rng.int(30, 600),
     outageSeconds: rng.int(30, 180),
     recoveryBustShare: round(rng.between(0.3, 0.9), 2),
     recoverySeconds: rng.int(30, 120),
+    ...drawFaults(rng, run),
   };
 }
 
-function apply(scenario: Scenario, parameters: FuzzParameters): Scenario {
+function applyTheme(scenario: Scenario, parameters: FuzzParameters): Scenario {
   const value = (name: string) => Number(parameters[name]);
   // The drawn outage replaces the scenario's (its whole timeline).
   return { ...scenario, timeline: outage(value("outageAtSeconds"), value("outageSeconds"), value("recoveryBustShare"), value("recoverySeconds")) };
@@ -59,7 +61,7 @@ export default defineScenario({
   ],
   settlement: { bustProbability: NORMAL_BUST_PROBABILITY },
   timeline: outage(600, 120, 0.6, 60),
-  fuzz: { draw, apply },
+  fuzz: { draw, apply: (scenario, parameters) => applyFaults(applyTheme(scenario, parameters), parameters) },
   agents: [
     { name: "mm-eth", agent: marketMaker, params: { symbol: "ETHRUSDPERP" }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },
     { name: "mm-btc", agent: marketMaker, params: { symbol: "BTCRUSDPERP" }, account: { rateTier: 3, deposits: { rUSD: "5000000" } } },

@@ -12,6 +12,7 @@ import { fuzzedScenario, fuzzScenario, runFuzzSeed, type FuzzResult } from "../.
 import type { HostedAgent } from "../../src/sim/agent-host.ts";
 import type { RunSetup } from "../../src/sim/run.ts";
 import type { FuzzParameters } from "../../src/sim/scenario.ts";
+import { faultOf, SWARM_FAULTS } from "../../src/sim/swarm.ts";
 import { loadScenario, type LoadedScenario } from "../../src/sim/scenario-loader.ts";
 import { Tape } from "./fixtures/run-tape.ts";
 
@@ -41,7 +42,7 @@ async function fuzzSeeds(name: string, seeds: readonly number[], durationOf: (pa
   const loaded: LoadedScenario = await loadScenario(name);
   const runs: Seeded[] = [];
   for (const seed of seeds) {
-    // The duration from the scenario's own draw (the themed draws do not depend on it), then the draw for that duration.
+    // The duration from the scenario's own draw (a theme's own parameters are drawn first and do not depend on it), then the draw for that duration.
     const durationSeconds = durationOf(fuzzedScenario(loaded.scenario, seed).parameters);
     const { parameters } = fuzzedScenario(loaded.scenario, seed, durationSeconds);
     const tape = new SetupTape();
@@ -61,12 +62,34 @@ function expectCleanAndDistinct(name: string, runs: readonly Seeded[]): void {
     expect(result.parameters).toEqual(parameters);
     expect(Object.keys(parameters).length).toBeGreaterThan(1);
   }
+  for (const run of runs) expectDrawnFaultAtWork(run);
   const [first, second] = runs;
   for (const key of Object.keys(first!.parameters)) {
     if (key.startsWith("fault")) continue; // a draw of a few values may repeat
     expect(second!.parameters[key], `${name} ${key}`).not.toEqual(first!.parameters[key]);
   }
   expect(second!.result.fingerprint).not.toBe(first!.result.fingerprint);
+}
+
+/**
+ * The seed's drawn fault (scenarios/fuzz-helpers.ts drawFaults) reached the
+ * exchange at its second, as the fault it names (with its size); a drawn
+ * delayBlocks also shows as no block for its length. "none" adds no fault
+ * input at that second.
+ */
+function expectDrawnFaultAtWork({ parameters, tape }: Seeded): void {
+  const drawn = faultOf(parameters);
+  const at = Number(parameters["faultAtSeconds"]);
+  const faultsThen = tape.inputs.filter((entry) => entry.at === at && entry.value.kind === "fault").map((entry) => (entry.value as { fault: unknown }).fault);
+  if (drawn === undefined) {
+    expect(faultsThen).toEqual([]);
+    return;
+  }
+  expect(faultsThen).toContainEqual(drawn);
+  if (drawn.fault !== "delayBlocks") return;
+  const blocks = tape.of("block").map((entry) => entry.at);
+  expect(blocks.filter((blockAt) => blockAt > at && blockAt < at + drawn.durationMs / 1_000)).toEqual([]);
+  expect(blocks.some((blockAt) => blockAt >= at + drawn.durationMs / 1_000)).toBe(true);
 }
 
 const SCENARIOS = ["liquidation-cascade", "funding-squeeze", "settlement-outage", "dead-man-switch", "spot-only"] as const;
@@ -83,6 +106,33 @@ describe("themed fuzz draws", () => {
       expect(first.scenario).not.toEqual({ ...scenario, seed });
     }
     expect(fuzzedScenario(scenario, 1).parameters).not.toEqual(fuzzedScenario(scenario, 2).parameters);
+  });
+
+  it.each(SCENARIOS)("%s: every seed also draws a fault within the run and the chain's timing, and the scenario carries them", async (name) => {
+    const { scenario } = await loadScenario(name);
+    const kinds = new Set<string>();
+    for (let seed = 1; seed <= 60; seed++) {
+      const durationSeconds = 30 + seed * 7;
+      const { parameters, scenario: fuzzed } = fuzzedScenario(scenario, seed, durationSeconds);
+      const own = fuzzedScenario(scenario, seed, durationSeconds * 2).parameters;
+      kinds.add(String(parameters["fault"]));
+      expect(SWARM_FAULTS).toContain(parameters["fault"]);
+      // The fault's second is within the run, and only it moves with the duration.
+      expect(parameters["faultAtSeconds"]).toBeGreaterThanOrEqual(1);
+      expect(parameters["faultAtSeconds"]).toBeLessThan(durationSeconds);
+      expect({ ...own, faultAtSeconds: parameters["faultAtSeconds"] }).toEqual(parameters);
+      const drawn = faultOf(parameters);
+      if (drawn !== undefined) expect(fuzzed.timeline).toContainEqual({ atSeconds: parameters["faultAtSeconds"], fault: drawn });
+      expect(fuzzed.timeline!.length).toBe((scenario.fuzz!.apply(scenario, { ...parameters, fault: "none" }).timeline ?? []).length + (drawn === undefined ? 0 : 1));
+      expect(fuzzed.settlement).toMatchObject({
+        blockJitterMs: parameters["blockJitterMs"],
+        settlementLatencyMinMs: parameters["settlementLatencyMinMs"],
+        settlementLatencyMaxMs: parameters["settlementLatencyMaxMs"],
+      });
+      expect(Number(parameters["blockJitterMs"])).toBeLessThan(100);
+      expect(Number(parameters["settlementLatencyMaxMs"])).toBeGreaterThanOrEqual(Number(parameters["settlementLatencyMinMs"]));
+    }
+    expect([...kinds].sort()).toEqual([...SWARM_FAULTS].sort());
   });
 });
 
