@@ -47,7 +47,10 @@
  * src/record/code-id.ts). When that is not this code, a line after the
  * first says so, naming both; a log written before logs named their code
  * gets a line saying it does not name it; a log recorded by this code gets
- * none. Likewise the Node.js major version that recorded it
+ * none. A log recorded by code that differs from this code only under
+ * agents/ (its `shadowbook.replayCode`, src/ and the dependencies, is this
+ * code's) says so: a replay runs no agent, so it replays as under this
+ * code, and a divergence reads as one under this code. Likewise the Node.js major version that recorded it
  * (`shadowbook.node`): a line when the log names another. On a divergence,
  * one more line after the DIVERGES report reads the comparison: other code
  * (or none named) means the divergence may be the code change; this code
@@ -73,7 +76,7 @@ import type { ClockMode } from "../live/driver.ts";
 import { tuneHeapForServing } from "../live/heap-tuning.ts";
 import { startLiveServer, type RunningServer } from "../live/serve.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
-import { codeIdentity, nodeMajor } from "../record/code-id.ts";
+import { codeIdentity, nodeMajor, replayCodeIdentity } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
 import { describeLogEnd, readInputLog, replayInputLog, shown, type InputLog, type LogEnd } from "../record/replay.ts";
@@ -128,14 +131,20 @@ export interface CodeComparison {
   readonly recorded: string | undefined;
   /** This process's code identity. */
   readonly running: string;
-  /** "same", "other" (the log names other code) or "unnamed" (it names none). */
-  readonly kind: "same" | "other" | "unnamed";
+  /**
+   * "same"; "agents" (the log names other code whose replay identity,
+   * src/ and the dependencies, is this code's: only agents/ differ, which a
+   * replay does not run); "other" (the log names other code); or "unnamed"
+   * (it names none).
+   */
+  readonly kind: "same" | "agents" | "other" | "unnamed";
   /** The Node.js major version that recorded the log (`shadowbook.node`; undefined when it names none) and the one replaying it. */
   readonly node: { readonly recorded: string | undefined; readonly running: string };
 }
 
-export function compareCode(recorded: string | undefined, running: string, node: CodeComparison["node"]): CodeComparison {
-  return { recorded, running, kind: recorded === undefined ? "unnamed" : recorded === running ? "same" : "other", node };
+export function compareCode(recorded: string | undefined, running: string, node: CodeComparison["node"], replay: { readonly recorded: string | undefined; readonly running: string }): CodeComparison {
+  const kind = recorded === undefined ? "unnamed" : recorded === running ? "same" : replay.recorded === replay.running ? "agents" : "other";
+  return { recorded, running, kind, node };
 }
 
 /** True when the log names the Node major version that recorded it and it is not this one. */
@@ -153,6 +162,8 @@ export function codeLine(code: CodeComparison): string | undefined {
   switch (code.kind) {
     case "same":
       return undefined;
+    case "agents":
+      return `  code: recorded by ${printable(code.recorded!)}, replayed by ${code.running}: only agents/ differ, which a replay does not run`;
     case "other":
       return `  code: recorded by ${printable(code.recorded!)}, replayed by ${code.running}: the code differs`;
     case "unnamed":
@@ -170,14 +181,17 @@ export function nodeLine(code: CodeComparison): string | undefined {
 export function divergenceCodeLine(code: CodeComparison): string {
   switch (code.kind) {
     case "same":
+    case "agents": {
+      const by = code.kind === "same" ? `this code (${code.running})` : `code that differs from this only in agents/ (${printable(code.recorded!)}), which a replay does not run,`;
       if (otherNode(code)) {
         const recorded = printable(code.node.recorded!);
-        return `  recorded by this code (${code.running}) on Node ${recorded}, replayed on Node ${code.node.running}: another Node major version may change the outputs; replay on Node ${recorded} to tell`;
+        return `  recorded by ${by} on Node ${recorded}, replayed on Node ${code.node.running}: another Node major version may change the outputs; replay on Node ${recorded} to tell`;
       }
       if (code.node.recorded !== undefined) {
-        return `  recorded by this code (${code.running}) on this Node major version (${code.node.running}): not a code or runtime change; a determinism bug, or a log altered since it was written`;
+        return `  recorded by ${by} on this Node major version (${code.node.running}): not a code or runtime change; a determinism bug, or a log altered since it was written`;
       }
-      return `  recorded by this code (${code.running}): not a code change; a determinism bug, another Node major version, or a log altered since it was written`;
+      return `  recorded by ${by}: not a code change; a determinism bug, another Node major version, or a log altered since it was written`;
+    }
     case "other":
       return `  the code differs (recorded by ${printable(code.recorded!)}, replayed by ${code.running}): the divergence may come from the code change, not nondeterminism; replay with the code that recorded the log to tell`;
     case "unnamed":
@@ -257,7 +271,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     tuneHeapForServing();
   }
   const log = readInputLog(path);
-  const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() });
+  const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() }, { recorded: log.replayCode, running: replayCodeIdentity() });
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;

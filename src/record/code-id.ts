@@ -30,6 +30,11 @@
  *   versions, and a packed or installed copy, which has no lock file, gets
  *   the identity of the same commit. Their own dependencies (transitive)
  *   are not covered.
+ * - The replay identity (`replayId`, `shadowbook.replayCode` in a log): the
+ *   same over `src/` and the dependencies alone, without `agents/`. A
+ *   replay re-runs a log's inputs through the Exchange and runs no agent, so
+ *   a log whose identity differs from this code's only in agents/ replays
+ *   as under the same code (replay says so).
  * - Not scenarios/ (a run's scenario is an input, named in the log, and
  *   may be any file), nor the native comb verifier (it must accept exactly
  *   what viem accepts), nor tests, docs or data.
@@ -57,6 +62,9 @@ export const CODE_HASH_DIGITS = 12;
 /** The folders (relative to the package root) whose source files are hashed. */
 export const HASHED_FOLDERS = ["src", "agents"] as const;
 
+/** The folder whose files (with the dependencies) make the replay identity: what a replay runs. */
+export const REPLAYED_FOLDER = "src";
+
 /** What counts as a source file in them. */
 const SOURCE_FILE = /\.(?:[mc]?ts|[mc]?js|json)$/;
 
@@ -70,6 +78,8 @@ export interface CodeIdentity {
   readonly version: string;
   /** The first CODE_HASH_DIGITS hex digits of the content hash. */
   readonly hash: string;
+  /** `<version>+<hash>` over REPLAYED_FOLDER and the dependencies only: the code a replay runs. */
+  readonly replayId: string;
   /** The files hashed, relative to the root with "/", sorted. */
   readonly files: readonly string[];
   /** The dependencies hashed, `name@version` (or `name@missing`), sorted by name. */
@@ -156,20 +166,29 @@ export function computeCodeIdentity(root: string): CodeIdentity {
   for (const folder of HASHED_FOLDERS) sourceFilesUnder(root, folder, listed, visited);
   listed.sort(byCodeUnit);
   const hash = createHash("sha256");
+  const replayHash = createHash("sha256");
   const files: string[] = [];
   for (const path of listed) {
     const bytes = readOrUndefined(join(root, path));
     if (bytes === undefined) continue;
     const text = normalized(bytes);
-    hash.update(`${path}\0${text.length}\0`);
+    const header = `${path}\0${text.length}\0`;
+    hash.update(header);
     hash.update(text);
+    if (path.startsWith(`${REPLAYED_FOLDER}/`)) {
+      replayHash.update(header);
+      replayHash.update(text);
+    }
     files.push(path);
   }
   const declared = typeof packageJson.dependencies === "object" && packageJson.dependencies !== null ? Object.keys(packageJson.dependencies).sort(byCodeUnit) : [];
   const dependencies = declared.map((name) => `${name}@${installedVersion(root, name)}`);
-  hash.update(`dependencies\0${dependencies.join("\0")}\0`);
+  const dependencyText = `dependencies\0${dependencies.join("\0")}\0`;
+  hash.update(dependencyText);
+  replayHash.update(dependencyText);
   const digits = hash.digest("hex").slice(0, CODE_HASH_DIGITS);
-  return { id: `${version}+${digits}`, version, hash: digits, files, dependencies };
+  const replayDigits = replayHash.digest("hex").slice(0, CODE_HASH_DIGITS);
+  return { id: `${version}+${digits}`, version, hash: digits, replayId: `${version}+${replayDigits}`, files, dependencies };
 }
 
 function byCodeUnit(a: string, b: string): number {
@@ -187,6 +206,11 @@ export function runningCode(): CodeIdentity {
 /** This process's code identity as logs carry it: "0.1.0+3f2a9c1b7e40". */
 export function codeIdentity(): string {
   return runningCode().id;
+}
+
+/** This process's replay identity (src/ and the dependencies, without agents/), as logs carry it. */
+export function replayCodeIdentity(): string {
+  return runningCode().replayId;
 }
 
 /**

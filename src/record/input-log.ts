@@ -21,7 +21,9 @@
  *
  * Schema metadata: `shadowbook.format` ("input-log/1"), `shadowbook.code`
  * (the code that recorded the log, "0.1.0+3f2a9c1b7e40": code-id.ts; logs
- * written before it have none, and replay says so), `shadowbook.node` (the
+ * written before it have none, and replay says so), `shadowbook.replayCode`
+ * (the same over src/ and the dependencies only, without agents/: the code
+ * a replay runs; logs written before it have none), `shadowbook.node` (the
  * Node.js major version that recorded it, "20"), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
  * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`;
@@ -49,7 +51,7 @@ import type { ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import type { SimWorld } from "../sim/world.ts";
-import { codeIdentity, nodeMajor } from "./code-id.ts";
+import { codeIdentity, nodeMajor, replayCodeIdentity } from "./code-id.ts";
 import { ColumnTable, DictColumn, I64Column, Utf8Column, type Column } from "./columns.ts";
 
 export const INPUT_LOG_FORMAT = "input-log/1";
@@ -60,6 +62,8 @@ export const INPUT_KINDS = ["request", "prices", "admin", "fault", "advance"] as
 export const FAILED_AFTER_OUTPUTS_KEY = "shadowbook.failedAfterOutputs";
 /** Schema metadata: the code identity of the process that recorded the log (code-id.ts). */
 export const CODE_KEY = "shadowbook.code";
+/** Schema metadata: the replay identity of the process that recorded the log (code-id.ts replayCodeIdentity: without agents/). */
+export const REPLAY_CODE_KEY = "shadowbook.replayCode";
 /** Schema metadata: the Node.js major version of the process that recorded the log (code-id.ts nodeMajor). */
 export const NODE_KEY = "shadowbook.node";
 
@@ -124,6 +128,8 @@ export interface InputLogSetup {
   readonly signatures: string;
   /** The code that records the log (code-id.ts); default: this process's, codeIdentity(). */
   readonly code?: string;
+  /** Its replay identity (code-id.ts); default: this process's, replayCodeIdentity(). */
+  readonly replayCode?: string;
   /** The Node.js major version that records the log; default: this process's, nodeMajor(). */
   readonly node?: string;
 }
@@ -132,6 +138,7 @@ export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
   return new Map([
     ["shadowbook.format", INPUT_LOG_FORMAT],
     [CODE_KEY, setup.code ?? codeIdentity()],
+    [REPLAY_CODE_KEY, setup.replayCode ?? replayCodeIdentity()],
     [NODE_KEY, setup.node ?? nodeMajor()],
     ["shadowbook.config", configToJson(setup.config)],
     ["shadowbook.seed", String(setup.seed)],
@@ -175,6 +182,8 @@ export class InputLogColumns {
 export interface InputLogRecorderOptions {
   /** The code identity the log names (`shadowbook.code`); default: this process's (code-id.ts). */
   readonly code?: string;
+  /** The replay identity the log names (`shadowbook.replayCode`); default: this process's (code-id.ts). */
+  readonly replayCode?: string;
 }
 
 /**
@@ -184,14 +193,14 @@ export interface InputLogRecorderOptions {
  */
 export class InputLogRecorder implements RunObserver {
   private readonly columns = new InputLogColumns();
-  private readonly code: string | undefined;
+  private readonly identity: Pick<InputLogSetup, "code" | "replayCode">;
   private world: SimWorld | undefined;
   private table: ColumnTable | undefined;
   private steps = 0;
   private open = false;
 
   constructor(options: InputLogRecorderOptions = {}) {
-    this.code = options.code;
+    this.identity = { ...(options.code === undefined ? {} : { code: options.code }), ...(options.replayCode === undefined ? {} : { replayCode: options.replayCode }) };
   }
 
   begin(setup: RunSetup): void {
@@ -202,7 +211,7 @@ export class InputLogRecorder implements RunObserver {
       startMicros: setup.startMicros,
       scenario: setup.scenario.name,
       signatures: setup.signatures,
-      ...(this.code === undefined ? {} : { code: this.code }),
+      ...this.identity,
     });
     this.table = new ColumnTable("inputs", this.columns.list, undefined, metadata);
   }

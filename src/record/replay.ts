@@ -26,7 +26,7 @@ import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStreamTail, type LastBatch, type StreamWalk } from "./arrow-files.ts";
-import { CODE_KEY, NODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { CODE_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
@@ -76,6 +76,8 @@ export interface InputLog {
    * Only reported (a replay runs any log through the code it has).
    */
   readonly code?: string;
+  /** The replay identity of that code (`shadowbook.replayCode`: src/ and the dependencies, without agents/); undefined for a log written before logs named it. Only reported. */
+  readonly replayCode?: string;
   /** The Node.js major version that recorded the log (`shadowbook.node`); undefined for a log written before logs named it. Only reported. */
   readonly node?: string;
   readonly steps: readonly LoggedStep[];
@@ -269,6 +271,7 @@ export function readInputLog(path: string): InputLog {
   const configJson = need("shadowbook.config");
   const failedAfterOutputs = meta.has(FAILED_AFTER_OUTPUTS_KEY) ? integer(FAILED_AFTER_OUTPUTS_KEY) : undefined;
   const code = meta.get(CODE_KEY);
+  const replayCode = meta.get(REPLAY_CODE_KEY);
   const node = meta.get(NODE_KEY);
   let config: unknown;
   try {
@@ -315,6 +318,7 @@ export function readInputLog(path: string): InputLog {
     signatures,
     configJson,
     ...(code === undefined ? {} : { code }),
+    ...(replayCode === undefined ? {} : { replayCode }),
     ...(node === undefined ? {} : { node }),
     steps,
     ...(end === undefined ? {} : { end }),

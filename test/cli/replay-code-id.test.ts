@@ -14,11 +14,12 @@ import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from "apache-arr
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import scenario from "../../scenarios/default.ts";
 import { replayCommand } from "../../src/cli/replay.ts";
-import { codeIdentity, nodeMajor } from "../../src/record/code-id.ts";
-import { CODE_KEY, InputLogRecorder, NODE_KEY } from "../../src/record/input-log.ts";
+import { codeIdentity, nodeMajor, replayCodeIdentity } from "../../src/record/code-id.ts";
+import { CODE_KEY, InputLogRecorder, NODE_KEY, REPLAY_CODE_KEY } from "../../src/record/input-log.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 
 const OTHER = "0.0.9+0123456789ab";
+const OTHER_REPLAY = "0.0.9+ba9876543210";
 
 let dir: string;
 /** A log recorded by this code (the recorder's default). */
@@ -54,9 +55,13 @@ function diverging(bytes: Buffer): Buffer {
   return edited;
 }
 
-const otherCode = (meta: Map<string, string>) => meta.set(CODE_KEY, OTHER);
+/** Other code, src/ included (so another replay identity too). */
+const otherCode = (meta: Map<string, string>) => meta.set(CODE_KEY, OTHER).set(REPLAY_CODE_KEY, OTHER_REPLAY);
+/** Code that differs from this only in agents/: another identity, this replay identity. */
+const otherAgents = (meta: Map<string, string>) => meta.set(CODE_KEY, OTHER).set(REPLAY_CODE_KEY, replayCodeIdentity());
 const noCode = (meta: Map<string, string>) => {
   meta.delete(CODE_KEY);
+  meta.delete(REPLAY_CODE_KEY);
   meta.delete(NODE_KEY);
 };
 /** A Node major version other than this process's. */
@@ -102,6 +107,20 @@ describe("replay names the code that recorded the log", () => {
     expect(lines[2]).toMatch(/every fingerprint matched$/);
     expect(lines.filter((line) => line.includes(OTHER))).toHaveLength(1);
     expect(exitCode).toBeUndefined();
+  });
+
+  it("recorded by code that differs only in agents/ (its replay identity is this code's): says so, as no code change for a replay", async () => {
+    expect(tableFromIPC(own).schema.metadata.get(REPLAY_CODE_KEY)).toBe(replayCodeIdentity());
+    const { lines, result, exitCode } = await replay("agents.arrow", withMetadata(own, otherAgents));
+    expect(result.code.kind).toBe("agents");
+    expect(lines[1]).toBe(`  code: recorded by ${OTHER}, replayed by ${codeIdentity()}: only agents/ differ, which a replay does not run`);
+    expect(lines[2]).toMatch(/every fingerprint matched$/);
+    expect(exitCode).toBeUndefined();
+    const diverged = await replay("agents-diverging.arrow", diverging(withMetadata(own, otherAgents)));
+    expect(diverged.exitCode).toBe(1);
+    expect(diverged.lines.at(-1)).toBe(
+      `  recorded by code that differs from this only in agents/ (${OTHER}), which a replay does not run, on this Node major version (${nodeMajor()}): not a code or runtime change; a determinism bug, or a log altered since it was written`,
+    );
   });
 
   it("a log that names no code (written before logs did): says so", async () => {
@@ -168,7 +187,7 @@ describe("replay names the code that recorded the log", () => {
 
   it("a code identity that is not one (control characters, bidi marks, too long) is printed quoted, escaped and cut, never raw", async () => {
     const hostile = `0.1.0+abc\n\u001b[2J\u009b31m\u202e${"x".repeat(200)}`;
-    const { lines } = await replay("hostile.arrow", withMetadata(own, (meta) => meta.set(CODE_KEY, hostile)));
+    const { lines } = await replay("hostile.arrow", withMetadata(own, (meta) => meta.set(CODE_KEY, hostile).set(REPLAY_CODE_KEY, hostile)));
     const escaped = `"0.1.0+abc\\u000a\\u001b[2J\\u009b31m\\u202e${"x".repeat(80 - 19)}"... (${hostile.length} characters)`;
     expect(lines[1]).toBe(`  code: recorded by ${escaped}, replayed by ${codeIdentity()}: the code differs`);
     expect(lines.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);

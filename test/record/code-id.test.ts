@@ -121,6 +121,38 @@ describe("computeCodeIdentity", () => {
     expect(changed((f) => (f["package.json"] = f["package.json"]!.replace("1.2.3", "1.2.4")))).toBe(base.replace("1.2.3", "1.2.4"));
   });
 
+  it("has a replay identity over src/ and the dependencies alone: an agents/ edit changes the identity but not it, any other edit both", () => {
+    const identityOf = (edit: (files: Record<string, string>) => void) => {
+      const files = { ...BASE };
+      edit(files);
+      return computeCodeIdentity(pkg(files));
+    };
+    const before = identityOf(() => {});
+    expect(before.replayId).toMatch(new RegExp(`^1\\.2\\.3\\+[0-9a-f]{${CODE_HASH_DIGITS}}$`));
+    expect(before.replayId).not.toBe(before.id);
+    expect(identityOf(() => {}).replayId).toBe(before.replayId);
+    for (const agentsEdit of [(f: Record<string, string>) => (f["agents/market-maker.ts"] = "export const spread = 3;\n"), (f: Record<string, string>) => (f["agents/noise.ts"] = "export {};\n"), (f: Record<string, string>) => delete f["agents/market-maker.ts"]]) {
+      const after = identityOf(agentsEdit);
+      expect(after.id).not.toBe(before.id);
+      expect(after.replayId).toBe(before.replayId);
+    }
+    const others = [
+      identityOf((f) => (f["src/engine/matcher.ts"] = "export const match = (a: number) => a + 2;\n")),
+      identityOf((f) => (f["src/engine/stops.ts"] = "")),
+      identityOf((f) => (f["node_modules/zod/package.json"] = JSON.stringify({ name: "zod", version: "4.6.8" }))),
+    ];
+    for (const after of others) {
+      expect(after.id).not.toBe(before.id);
+      expect(after.replayId).not.toBe(before.replayId);
+    }
+    // The same file under agents/ or src/ is not the same replay identity: the path is hashed too.
+    const moved = identityOf((f) => {
+      f["src/market-maker.ts"] = f["agents/market-maker.ts"]!;
+      delete f["agents/market-maker.ts"];
+    });
+    expect(moved.replayId).not.toBe(before.replayId);
+  });
+
   it("ignores what is not code that decides outputs: run outputs, node_modules' files, the lock file, tests, scenarios, docs, editors' files", () => {
     const files = {
       ...BASE,
