@@ -25,7 +25,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { formatMicros, microsToMillis } from "../core/time.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
-import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
+import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, reproductionCommand, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
 import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
 import { parseDuration } from "./run.ts";
@@ -120,7 +120,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
  */
 export async function writeFailureLog(failure: FuzzResult, seedOptions: SeedOptions, dir: string): Promise<FailureLog | undefined> {
   const loaded = await loadScenario(seedOptions.scenarioPath);
-  const recorder = new InputLogRecorder();
+  const recorder = new InputLogRecorder({ command: reproductionCommand(seedOptions.scenarioPath, failure.seed, seedOptions) });
   let began = false;
   const rerun = await runFuzzSeed(loaded, failure.seed, seedOptions, [recorder, { begin: () => (began = true) }]);
   if (!began) return undefined;

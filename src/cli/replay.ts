@@ -47,7 +47,9 @@
  * src/record/code-id.ts). When that is not this code, a line after the
  * first says so, naming both; a log written before logs named their code
  * gets a line saying it does not name it; a log recorded by this code gets
- * none. A log recorded by code that differs from this code only under
+ * none. A simulated run's log also names the `shadowbook run` command that
+ * re-runs it, agents included (`shadowbook.command`): a `re-run:` line
+ * prints it. A log recorded by code that differs from this code only under
  * agents/ (its `shadowbook.replayCode`, src/ and the dependencies, is this
  * code's) says so: a replay runs no agent, so it replays as under this
  * code, and a divergence reads as one under this code. Likewise the Node.js major version that recorded it
@@ -152,9 +154,12 @@ function otherNode(code: CodeComparison): boolean {
   return code.node.recorded !== undefined && code.node.recorded !== code.node.running;
 }
 
-/** Text read from a log's metadata (a code identity, a Node version, a scenario name), as printed: as is when it is printable ASCII of at most 80 characters, else quoted with escapes and cut (record/replay.ts shown). */
-function printable(text: string): string {
-  return /^[\x20-\x7e]{1,80}$/.test(text) ? text : shown(text);
+/** The longest `shadowbook.command` printed as it is (a command with many `--set` flags is long). */
+const COMMAND_SHOWN_MAX = 2_000;
+
+/** Text read from a log's metadata (a code identity, a Node version, a scenario name, a command), as printed: as is when it is printable ASCII of at most `max` characters, else quoted with escapes and cut at 80 (record/replay.ts shown). */
+function printable(text: string, max = 80): string {
+  return text.length <= max && /^[\x20-\x7e]+$/.test(text) ? text : shown(text);
 }
 
 /** The line printed after the first one: which code recorded the log, when not this code; undefined when it was this code. */
@@ -277,6 +282,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
   for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);
+  if (log.command !== undefined) console.log(`  re-run: ${printable(log.command, COMMAND_SHOWN_MAX)}`);
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
   if (result.divergence !== undefined) {
@@ -308,8 +314,9 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
 }
 
 /**
- * The state file's object: the log, the steps replayed and the fingerprint
- * after them, how the log ends (`logEnd`), and the state. `logEnd` is null
+ * The state file's object: the log, its scenario and seed, the command that
+ * re-runs it (`command`, when the log names one: a simulated run's), the
+ * steps replayed and the fingerprint after them, how the log ends (`logEnd`), and the state. `logEnd` is null
  * for a log that ends as a closed one does (a simulated run's, or a live
  * log with its end-of-stream marker and nothing after it); otherwise
  * `{kind, fileBytes, readBytes, stepsRead, message}` (src/record/replay.ts,
@@ -321,7 +328,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
  */
 export function stateFile(log: InputLog, steps: number, fingerprint: string, state: ExchangeState): Record<string, unknown> {
   const logEnd = log.end === undefined ? null : { ...log.end, stepsRead: log.steps.length, message: `the log ${describeLogEnd(log.end, log.steps.length)}` };
-  return { log: log.path, scenario: log.scenario, seed: log.seed, steps, fingerprint, logEnd, state };
+  return { log: log.path, scenario: log.scenario, seed: log.seed, ...(log.command === undefined ? {} : { command: log.command }), steps, fingerprint, logEnd, state };
 }
 
 function printDigest(state: ExchangeState, steps: number, logged: number): void {

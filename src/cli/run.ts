@@ -37,6 +37,7 @@ import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
 import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
+import { runCommandLine } from "../sim/command-line.ts";
 import { applyOverrides, formatOverrides, overridesRecord, parseSetFlags } from "../sim/overrides.ts";
 import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
@@ -108,7 +109,15 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const staging = options.out === undefined ? undefined : stagingDir(options.out);
   const outputs = staging === undefined ? undefined : createRunOutputs(staging, { overrides: overridesRecord(overrides) });
   const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
-  const inputLog = options.out === undefined ? undefined : new InputLogRecorder();
+  const command = runCommandLine(argument, seed, {
+    fuzz: options.fuzz === true,
+    invariants,
+    verifySignatures: options.verifySignatures === true,
+    overrides,
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
+  });
+  const inputLog = options.out === undefined ? undefined : new InputLogRecorder({ command });
   const { run, figures } = await runScenario(scenario, {
     observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
     seed,

@@ -27,6 +27,8 @@
  * Node.js major version that recorded it, "20"), `shadowbook.config`
  * (the ExchangeConfig as JSON, bigints as {"$bigint": "..."}), `shadowbook.seed`,
  * `shadowbook.startMicros`, `shadowbook.scenario`, `shadowbook.signatures`;
+ * in a simulated run's log, `shadowbook.command` (the `shadowbook run`
+ * command that re-runs it, agents included: src/sim/command-line.ts);
  * and, only in the log of a run that failed (a fuzz seed's, written by
  * `InputLogRecorder.write(path, { failed: true })`),
  * `shadowbook.failedAfterOutputs`: the outputs the run's fingerprint covers.
@@ -64,6 +66,8 @@ export const FAILED_AFTER_OUTPUTS_KEY = "shadowbook.failedAfterOutputs";
 export const CODE_KEY = "shadowbook.code";
 /** Schema metadata: the replay identity of the process that recorded the log (code-id.ts replayCodeIdentity: without agents/). */
 export const REPLAY_CODE_KEY = "shadowbook.replayCode";
+/** Schema metadata, only in a simulated run's log: the `shadowbook run` command that re-runs it, agents included (src/sim/command-line.ts). */
+export const COMMAND_KEY = "shadowbook.command";
 /** Schema metadata: the Node.js major version of the process that recorded the log (code-id.ts nodeMajor). */
 export const NODE_KEY = "shadowbook.node";
 
@@ -130,6 +134,8 @@ export interface InputLogSetup {
   readonly code?: string;
   /** Its replay identity (code-id.ts); default: this process's, replayCodeIdentity(). */
   readonly replayCode?: string;
+  /** The `shadowbook run` command that re-runs the run (src/sim/command-line.ts); none for a live server's log. */
+  readonly command?: string;
   /** The Node.js major version that records the log; default: this process's, nodeMajor(). */
   readonly node?: string;
 }
@@ -145,6 +151,7 @@ export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
     ["shadowbook.startMicros", String(setup.startMicros)],
     ["shadowbook.scenario", setup.scenario],
     ["shadowbook.signatures", setup.signatures],
+    ...(setup.command === undefined ? [] : [[COMMAND_KEY, setup.command] as const]),
   ]);
 }
 
@@ -184,6 +191,8 @@ export interface InputLogRecorderOptions {
   readonly code?: string;
   /** The replay identity the log names (`shadowbook.replayCode`); default: this process's (code-id.ts). */
   readonly replayCode?: string;
+  /** The `shadowbook run` command the log names (`shadowbook.command`: src/sim/command-line.ts); none when not given. */
+  readonly command?: string;
 }
 
 /**
@@ -193,14 +202,18 @@ export interface InputLogRecorderOptions {
  */
 export class InputLogRecorder implements RunObserver {
   private readonly columns = new InputLogColumns();
-  private readonly identity: Pick<InputLogSetup, "code" | "replayCode">;
+  private readonly provenance: Pick<InputLogSetup, "code" | "replayCode" | "command">;
   private world: SimWorld | undefined;
   private table: ColumnTable | undefined;
   private steps = 0;
   private open = false;
 
   constructor(options: InputLogRecorderOptions = {}) {
-    this.identity = { ...(options.code === undefined ? {} : { code: options.code }), ...(options.replayCode === undefined ? {} : { replayCode: options.replayCode }) };
+    this.provenance = {
+      ...(options.code === undefined ? {} : { code: options.code }),
+      ...(options.replayCode === undefined ? {} : { replayCode: options.replayCode }),
+      ...(options.command === undefined ? {} : { command: options.command }),
+    };
   }
 
   begin(setup: RunSetup): void {
@@ -211,7 +224,7 @@ export class InputLogRecorder implements RunObserver {
       startMicros: setup.startMicros,
       scenario: setup.scenario.name,
       signatures: setup.signatures,
-      ...this.identity,
+      ...this.provenance,
     });
     this.table = new ColumnTable("inputs", this.columns.list, undefined, metadata);
   }

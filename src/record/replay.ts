@@ -26,7 +26,7 @@ import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
 import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStreamTail, type LastBatch, type StreamWalk } from "./arrow-files.ts";
-import { CODE_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
+import { CODE_KEY, COMMAND_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
@@ -76,6 +76,8 @@ export interface InputLog {
    * Only reported (a replay runs any log through the code it has).
    */
   readonly code?: string;
+  /** The `shadowbook run` command that re-runs the run (`shadowbook.command`); undefined for a live server's log and logs written before logs named it. Only reported. */
+  readonly command?: string;
   /** The replay identity of that code (`shadowbook.replayCode`: src/ and the dependencies, without agents/); undefined for a log written before logs named it. Only reported. */
   readonly replayCode?: string;
   /** The Node.js major version that recorded the log (`shadowbook.node`); undefined for a log written before logs named it. Only reported. */
@@ -272,6 +274,7 @@ export function readInputLog(path: string): InputLog {
   const failedAfterOutputs = meta.has(FAILED_AFTER_OUTPUTS_KEY) ? integer(FAILED_AFTER_OUTPUTS_KEY) : undefined;
   const code = meta.get(CODE_KEY);
   const replayCode = meta.get(REPLAY_CODE_KEY);
+  const command = meta.get(COMMAND_KEY);
   const node = meta.get(NODE_KEY);
   let config: unknown;
   try {
@@ -319,6 +322,7 @@ export function readInputLog(path: string): InputLog {
     configJson,
     ...(code === undefined ? {} : { code }),
     ...(replayCode === undefined ? {} : { replayCode }),
+    ...(command === undefined ? {} : { command }),
     ...(node === undefined ? {} : { node }),
     steps,
     ...(end === undefined ? {} : { end }),

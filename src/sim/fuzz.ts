@@ -32,7 +32,8 @@ import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
 import type { RunObserver, RunSetup } from "./run.ts";
 import { checkInvariantEveryBlocks, runScenario } from "./runner.ts";
-import { applyOverrides, overridesRecord, setFlagsText, type SetOverride } from "./overrides.ts";
+import { runCommandLine } from "./command-line.ts";
+import { applyOverrides, overridesRecord, type SetOverride } from "./overrides.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
@@ -172,10 +173,7 @@ export function fuzzedScenario(scenario: Scenario, seed: number, durationSeconds
  * were given, each quoted for a POSIX shell when it needs to be.
  */
 export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number; invariantEveryBlocks?: number; overrides?: readonly SetOverride[] } = {}): string {
-  const path = /^[\w./@:+-]+$/.test(scenarioPath) ? scenarioPath : `'${scenarioPath.replaceAll("'", "'\\''")}'`;
-  const duration = options.durationSeconds === undefined ? "" : ` --duration ${options.durationSeconds}`;
-  const every = options.invariantEveryBlocks === undefined || options.invariantEveryBlocks === 1 ? "" : ` --invariant-every ${options.invariantEveryBlocks}`;
-  return `npx shadowbook run ${path} --seed ${seed} --fuzz${duration}${every}${setFlagsText(options.overrides ?? [])}`;
+  return runCommandLine(scenarioPath, seed, { ...options, fuzz: true });
 }
 
 export interface SeedOptions {
