@@ -40,6 +40,8 @@ export const DETERMINISTIC_CORE = [
   "src/sim/swarm.ts",
   // --set overrides (parse, apply, check) are laid over every fuzz seed's scenario after its draw: pure, like the draw.
   "src/sim/overrides.ts",
+  // The `shadowbook run` command a log names and a fuzz failure prints: built from the run's options alone.
+  "src/sim/command-line.ts",
   "src/client",
   "src/backtest/recording.ts",
   "src/backtest/tape.ts",
