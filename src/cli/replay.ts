@@ -43,6 +43,11 @@
  *   log's scenario can be loaded by its name), or add your own key as a
  *   signer with POST /admin/signers.
  *
+ * A step the Exchange threw on is listed (`step N (time, kind) threw ...`)
+ * and replayed past when the fingerprint after it matches the log's
+ * (record/replay.ts replayInputLog says why); the exit status is that of
+ * the fingerprints.
+ *
  * Which code: a log names the code that recorded it (`shadowbook.code`,
  * src/record/code-id.ts). When that is not this code, a line after the
  * first says so, naming both; a log written before logs named their code
@@ -81,7 +86,7 @@ import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { codeIdentity, nodeMajor, replayCodeIdentity } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
-import { describeLogEnd, readInputLog, replayInputLog, shown, type InputLog, type LogEnd } from "../record/replay.ts";
+import { describeLogEnd, readInputLog, replayInputLog, shown, type InputLog, type LogEnd, type ThrownStep } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { checkListen } from "./serve.ts";
@@ -152,6 +157,23 @@ export function compareCode(recorded: string | undefined, running: string, node:
 /** True when the log names the Node major version that recorded it and it is not this one. */
 function otherNode(code: CodeComparison): boolean {
   return code.node.recorded !== undefined && code.node.recorded !== code.node.running;
+}
+
+/** The most steps the Exchange threw on that are listed one by one (the rest are counted). */
+const THROWN_LISTED_MAX = 10;
+
+/**
+ * A line per step the Exchange threw on and the replay went past (its
+ * fingerprint matched: record/replay.ts replayInputLog), at most
+ * THROWN_LISTED_MAX, then a count of the rest. The error text is the
+ * replaying code's, printed escaped like the log's own text.
+ */
+export function thrownLines(threw: readonly ThrownStep[]): string[] {
+  const lines = threw
+    .slice(0, THROWN_LISTED_MAX)
+    .map(({ step, error }) => `  step ${step.index} (${formatMicros(step.timeMicros)}, ${step.kind}) threw ${printable(error, 400)}; the fingerprint after it matches the log's, so the replay went on from the state it left`);
+  if (threw.length > THROWN_LISTED_MAX) lines.push(`  ... and ${(threw.length - THROWN_LISTED_MAX).toLocaleString("en-US")} more steps threw`);
+  return lines;
 }
 
 /** The longest `shadowbook.command` printed as it is (a command with many `--set` flags is long). */
@@ -285,6 +307,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   if (log.command !== undefined) console.log(`  re-run: ${printable(log.command, COMMAND_SHOWN_MAX)}`);
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
+  for (const line of thrownLines(result.threw)) console.log(line);
   if (result.divergence !== undefined) {
     const { step, replayed } = result.divergence;
     console.log(`  DIVERGES at step ${step.index} (${formatMicros(step.timeMicros)}, ${step.kind}): recorded fingerprint ${step.fingerprint}..., replayed ${replayed}`);

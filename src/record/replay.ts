@@ -120,6 +120,19 @@ export interface ReplayResult {
   readonly divergence?: { readonly step: LoggedStep; readonly replayed: string };
   /** The outputs the replayed steps made (more than `failedAfterOutputs` when the failing run stopped inside its last step). */
   readonly outputs: number;
+  /**
+   * The steps the Exchange threw on whose fingerprint after them still
+   * matched the log's (see replayInputLog), in order, with what was thrown;
+   * empty when none threw.
+   */
+  readonly threw: readonly ThrownStep[];
+}
+
+/** A step the Exchange threw on, replayed past because its fingerprint matched. */
+export interface ThrownStep {
+  readonly step: LoggedStep;
+  /** The error's class name and message ("InvariantError: ..."). */
+  readonly error: string;
 }
 
 /** A log that cannot be read or replayed; the message names the file and what is wrong with it. */
@@ -350,6 +363,17 @@ function exchangeOf(log: InputLog): Exchange {
  * every step's fingerprint. The log of a failed run (`failedAfterOutputs`)
  * is fingerprinted up to its failure: the step it failed in runs to its end,
  * its outputs after the failure are counted but not hashed.
+ *
+ * A step the Exchange throws on (a bug: an InvariantError, say) is an
+ * incident worth replaying, not a reason to stop: the live server answers
+ * that request with an internal error and goes on with the Exchange as the
+ * throw left it, and a failed run's log ends with it. So when the
+ * fingerprint after the step still matches the log's (the recording made
+ * the same outputs up to the throw, so it threw there too, or the step
+ * makes no output), the replay goes on from the same state, and the step
+ * is listed in `threw`. When it does not match, the step cannot be
+ * replayed (InputLogError, naming the step and the error): a payload the
+ * Exchange cannot take (a TypeError) is named as such.
  */
 export function replayInputLog(log: InputLog, options: { untilMicros?: number; steps?: readonly LoggedStep[] } = {}): ReplayResult & { exchange: Exchange } {
   const exchange = exchangeOf(log);
@@ -361,25 +385,44 @@ export function replayInputLog(log: InputLog, options: { untilMicros?: number; s
     if (outputs++ < hashed) fingerprint.update(output);
   });
   const steps = options.steps ?? log.steps;
+  const threw: ThrownStep[] = [];
   let replayed = 0;
   let digest = fingerprint.digest();
-  // One try around the loop (a step costs nothing more); a step the Exchange throws on is steps[replayed].
   try {
     for (const step of steps) {
       if (options.untilMicros !== undefined && step.timeMicros > options.untilMicros) break;
-      if (step.input === undefined) exchange.advanceTo(step.timeMicros);
-      else exchange.handle(step.input, step.timeMicros);
+      const error = runStep(exchange, step);
       replayed++;
       digest = fingerprint.digest();
-      if (!digest.startsWith(step.fingerprint)) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, outputs, exchange };
+      const matched = digest.startsWith(step.fingerprint);
+      if (error !== undefined) {
+        if (!matched) throw cannotReplay(log, step, error);
+        threw.push({ step, error: errorText(error) });
+      }
+      if (!matched) return { steps: replayed, fingerprint: digest, divergence: { step, replayed: digest }, outputs, threw, exchange };
     }
-    return { steps: replayed, fingerprint: digest, outputs, exchange };
-  } catch (error) {
-    const current = steps[replayed];
-    if (current === undefined) throw error;
-    const why = error instanceof TypeError ? `its payload is not a valid ${current.kind} input (SHADOWBOOK_DEBUG=1 shows where it failed)` : (error as Error).message;
-    throw new InputLogError(`${named(log.path)}: step ${current.index} (${current.kind} at ${current.timeMicros} µs) cannot be replayed: ${why}`, { cause: error });
+    return { steps: replayed, fingerprint: digest, outputs, threw, exchange };
   } finally {
     detach();
   }
+}
+
+/** Runs one step; what it threw, or undefined. */
+function runStep(exchange: Exchange, step: LoggedStep): unknown {
+  try {
+    if (step.input === undefined) exchange.advanceTo(step.timeMicros);
+    else exchange.handle(step.input, step.timeMicros);
+    return undefined;
+  } catch (error) {
+    return error ?? new Error(`step ${step.index} threw ${String(error)}`);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : `thrown ${typeof error}: ${String(error)}`;
+}
+
+function cannotReplay(log: InputLog, step: LoggedStep, error: unknown): InputLogError {
+  const why = error instanceof TypeError ? `its payload is not a valid ${step.kind} input (SHADOWBOOK_DEBUG=1 shows where it failed)` : error instanceof Error ? error.message : errorText(error);
+  return new InputLogError(`${named(log.path)}: step ${step.index} (${step.kind} at ${step.timeMicros} µs) cannot be replayed: ${why}`, { cause: error });
 }
