@@ -120,7 +120,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
  */
 export async function writeFailureLog(failure: FuzzResult, seedOptions: SeedOptions, dir: string): Promise<FailureLog | undefined> {
   const loaded = await loadScenario(seedOptions.scenarioPath);
-  const recorder = new InputLogRecorder({ command: reproductionCommand(seedOptions.scenarioPath, failure.seed, seedOptions) });
+  const recorder = new InputLogRecorder({ command: failure.reproduce ?? reproductionCommand(seedOptions.scenarioPath, failure.seed, seedOptions) });
   let began = false;
   const rerun = await runFuzzSeed(loaded, failure.seed, seedOptions, [recorder, { begin: () => (began = true) }]);
   if (!began) return undefined;

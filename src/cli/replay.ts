@@ -176,10 +176,26 @@ export function thrownLines(threw: readonly ThrownStep[]): string[] {
   return lines;
 }
 
-/** The longest `shadowbook.command` printed as it is (a command with many `--set` flags is long). */
-const COMMAND_SHOWN_MAX = 2_000;
+/**
+ * A command as src/sim/command-line.ts writes it: `npx shadowbook run`, then
+ * words that are plain (the shell-safe characters shellWord leaves as they
+ * are) or single-quoted (with '\'' for a quote), and no control or
+ * direction-changing character anywhere. Only such a command is printed as
+ * a command to paste; anything else in `shadowbook.command` (a log edited by
+ * hand, or by someone who hoped it would be pasted: `...; curl x | sh`) is
+ * printed escaped and marked.
+ */
+const RUN_COMMAND = /^npx shadowbook run(?: (?:[\w./@:+,=%-]+|'[^']*'(?:\\''[^']*')*)+)+$/;
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
 
-/** Text read from a log's metadata (a code identity, a Node version, a scenario name, a command), as printed: as is when it is printable ASCII of at most `max` characters, else quoted with escapes and cut at 80 (record/replay.ts shown). */
+/** The `re-run:` line: the log's command (see RUN_COMMAND), and a caution when the log was recorded by other code. */
+export function rerunLine(command: string, code: CodeComparison): string {
+  if (!RUN_COMMAND.test(command) || UNSAFE_CHARACTER.test(command)) return `  re-run: ${shown(command)} (not a command this code writes: not shown as one)`;
+  const caution = code.kind === "same" ? "" : code.kind === "agents" ? " (recorded with other agents/: a re-run here may differ)" : " (recorded by other code: a re-run here may differ)";
+  return `  re-run: ${command}${caution}`;
+}
+
+/** Text read from a log's metadata (a code identity, a Node version, a scenario name), as printed: as is when it is printable ASCII of at most `max` characters, else quoted with escapes and cut at 80 (record/replay.ts shown). */
 function printable(text: string, max = 80): string {
   return text.length <= max && /^[\x20-\x7e]+$/.test(text) ? text : shown(text);
 }
@@ -304,7 +320,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
   for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);
-  if (log.command !== undefined) console.log(`  re-run: ${printable(log.command, COMMAND_SHOWN_MAX)}`);
+  if (log.command !== undefined) console.log(rerunLine(log.command, code));
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
   if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
   for (const line of thrownLines(result.threw)) console.log(line);

@@ -41,7 +41,7 @@ import { runCommandLine } from "../sim/command-line.ts";
 import { applyOverrides, formatOverrides, overridesRecord, parseSetFlags } from "../sim/overrides.ts";
 import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
-import { loadScenario } from "../sim/scenario-loader.ts";
+import { loadScenario, portableScenarioArgument } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
 import { checkOutDir, stagingDir, writeRunOutputs, writeStaged } from "./run-out.ts";
 
@@ -109,7 +109,7 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const staging = options.out === undefined ? undefined : stagingDir(options.out);
   const outputs = staging === undefined ? undefined : createRunOutputs(staging, { overrides: overridesRecord(overrides) });
   const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
-  const command = runCommandLine(argument, seed, {
+  const command = runCommandLine(portableScenarioArgument(loaded.path), seed, {
     fuzz: options.fuzz === true,
     invariants,
     verifySignatures: options.verifySignatures === true,

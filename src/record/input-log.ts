@@ -132,7 +132,7 @@ export interface InputLogSetup {
   readonly signatures: string;
   /** The code that records the log (code-id.ts); default: this process's, codeIdentity(). */
   readonly code?: string;
-  /** Its replay identity (code-id.ts); default: this process's, replayCodeIdentity(). */
+  /** Its replay identity (code-id.ts); default: this process's, replayCodeIdentity(), unless `code` is given (then none). */
   readonly replayCode?: string;
   /** The `shadowbook run` command that re-runs the run (src/sim/command-line.ts); none for a live server's log. */
   readonly command?: string;
@@ -144,7 +144,8 @@ export function inputLogMetadata(setup: InputLogSetup): Map<string, string> {
   return new Map([
     ["shadowbook.format", INPUT_LOG_FORMAT],
     [CODE_KEY, setup.code ?? codeIdentity()],
-    [REPLAY_CODE_KEY, setup.replayCode ?? replayCodeIdentity()],
+    // Given another code but no replay identity (a test's), the log names none rather than this process's: the two would disagree.
+    ...(setup.replayCode !== undefined ? [[REPLAY_CODE_KEY, setup.replayCode] as const] : setup.code === undefined ? [[REPLAY_CODE_KEY, replayCodeIdentity()] as const] : []),
     [NODE_KEY, setup.node ?? nodeMajor()],
     ["shadowbook.config", configToJson(setup.config)],
     ["shadowbook.seed", String(setup.seed)],

@@ -30,9 +30,24 @@ export interface RunCommandLine {
 /** `npx shadowbook run <scenario> --seed N ...`: see above. `scenario` is as given (a name in scenarios/ or a path). */
 export function runCommandLine(scenario: string, seed: number, options: RunCommandLine = {}): string {
   const fuzz = options.fuzz === true ? " --fuzz" : "";
-  const duration = options.durationSeconds === undefined ? "" : ` --duration ${options.durationSeconds}`;
+  const duration = options.durationSeconds === undefined ? "" : ` --duration ${plainDecimal(options.durationSeconds)}`;
   const invariants = options.invariants === true && options.fuzz !== true ? " --invariants" : "";
   const every = options.invariantEveryBlocks === undefined || options.invariantEveryBlocks === 1 ? "" : ` --invariant-every ${options.invariantEveryBlocks}`;
   const signed = options.verifySignatures === true ? " --verify-signatures" : "";
   return `npx shadowbook run ${shellWord(scenario)} --seed ${seed}${fuzz}${duration}${invariants}${every}${signed}${setFlagsText(options.overrides ?? [])}`;
+}
+
+/**
+ * A positive number as `--duration` reads it back: digits with an optional
+ * fraction, never an exponent (String(1e-7) is "1e-7", which the flag
+ * refuses). Exact: the text parses back to the same number.
+ */
+export function plainDecimal(value: number): string {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  if (Math.abs(value) >= 1) return BigInt(value).toString();
+  // Below 1e-6: the shortest round-trip digits, shifted by the exponent.
+  const [mantissa, exponent] = text.split(/e/i) as [string, string];
+  const digits = mantissa.replace("-", "").replace(".", "");
+  return `${value < 0 ? "-" : ""}0.${"0".repeat(-Number(exponent) - 1)}${digits}`;
 }

@@ -7,7 +7,7 @@
  * reads files.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parsePricePath, type PricePath } from "./oracle.ts";
 import { checkScenario, ScenarioError, type PathFeed, type Scenario } from "./scenario.ts";
@@ -23,6 +23,17 @@ export function scenarioPath(argument: string): string {
     throw new ScenarioError(`scenario "${argument}" is neither a .ts file nor the name of a scenario in ${join(PROJECT_ROOT, "scenarios")}`);
   }
   return found;
+}
+
+/**
+ * The argument that loads the scenario file at `path` (absolute) from any
+ * working directory: its name when it is a scenario of scenarios/ ("default"),
+ * else the absolute path. What a log's re-run command names
+ * (src/sim/command-line.ts), so that it works wherever it is run.
+ */
+export function portableScenarioArgument(path: string): string {
+  const name = relative(join(PROJECT_ROOT, "scenarios"), path);
+  return /^[^/\\]+\.ts$/.test(name) && !name.startsWith("..") ? name.slice(0, -".ts".length) : path;
 }
 
 export interface LoadedScenario {

@@ -3,8 +3,10 @@
  * run's input log names it (`shadowbook.command`), `shadowbook replay`
  * prints it (`re-run:`) and puts it in the state file, and run as printed,
  * in a child process as a user runs it, it gives the run again: the same
- * fingerprint. A fuzz failure's log names the failure's reproduce command;
- * a live server's log names none.
+ * fingerprint. A fuzz failure's log names the failure's reproduce command
+ * (test/record/code-id.test.ts); a live server's log names none. Replay
+ * prints only a command of the shape this code writes, and cautions when
+ * the log was recorded by other code.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,18 +14,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { RecordBatchStreamReader, tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { writeFailureLog } from "../../src/cli/fuzz.ts";
-import { replayCommand } from "../../src/cli/replay.ts";
-import { runCommand } from "../../src/cli/run.ts";
+import { replayCommand, rerunLine, type CodeComparison } from "../../src/cli/replay.ts";
+import { parseDuration, runCommand } from "../../src/cli/run.ts";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { COMMAND_KEY } from "../../src/record/input-log.ts";
 import { LiveInputLog } from "../../src/record/live-input-log.ts";
 import { runCommandLine } from "../../src/sim/command-line.ts";
-import { fuzzedScenario, reproductionCommand, runFuzzSeed } from "../../src/sim/fuzz.ts";
+import { reproductionCommand } from "../../src/sim/fuzz.ts";
 import { parseSetFlags } from "../../src/sim/overrides.ts";
-import { loadScenario, scenarioPath } from "../../src/sim/scenario-loader.ts";
+import { portableScenarioArgument, scenarioPath } from "../../src/sim/scenario-loader.ts";
 import { DEFAULT_SIGNING_CONFIG } from "../../src/signing/domain.ts";
-import failingScenario, { BUST_LIMIT } from "../sim/fixtures/failing-scenario.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/shadowbook.mjs");
@@ -61,6 +61,24 @@ describe("runCommandLine", () => {
     expect(reproductionCommand("s.ts", 3, { durationSeconds: 8, overrides })).toBe(runCommandLine("s.ts", 3, { fuzz: true, durationSeconds: 8, overrides }));
   });
 
+  it("writes a duration as --duration reads it: no exponent", () => {
+    for (const seconds of [1e-7, 2.5e-9, 0.5, 300, 3_153_600_000]) {
+      const text = / --duration (\S+)/.exec(runCommandLine("default", 1, { durationSeconds: seconds }))![1]!;
+      expect(text).not.toMatch(/e/i);
+      expect(parseDuration(text)).toBe(seconds);
+    }
+    // Beyond what --duration takes, still no exponent.
+    expect(runCommandLine("default", 1, { durationSeconds: 1e21 })).toBe("npx shadowbook run default --seed 1 --duration 1000000000000000000000");
+  });
+
+  it("names a shipped scenario by its name and any other file by its absolute path, so the command works from any directory", () => {
+    expect(portableScenarioArgument(scenarioPath("default"))).toBe("default");
+    expect(portableScenarioArgument(scenarioPath("scenarios/spot-only.ts"))).toBe("spot-only");
+    const fixture = scenarioPath("test/sim/fixtures/fuzz-scenario.ts");
+    expect(portableScenarioArgument(fixture)).toBe(fixture);
+    expect(fixture.startsWith("/")).toBe(true);
+  });
+
   it("quotes a scenario path for a POSIX shell: the shell reads back the words given", () => {
     const path = "/tmp/my runs/it's.ts";
     const command = runCommandLine(path, 2);
@@ -91,27 +109,52 @@ describe("a run's input log names the command that re-runs it", () => {
     expect(JSON.parse(readFileSync(statePath, "utf8")).command).toBe(`npx shadowbook run default ${args.join(" ")}`);
   }, 60_000);
 
-  it("run as printed, in a child process, gives the same run: the same fingerprint", () => {
-    const command = metadataOf(join(out, "inputs.arrow")).get(COMMAND_KEY)!;
-    const again = join(dir, "again");
-    const child = spawnSync(process.execPath, [BIN, ...command.split(" ").slice(2), "--no-progress", "--out", again], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-    expect(child.status, child.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(again, "summary.json"), "utf8")).fingerprint).toBe(summary.fingerprint);
-    expect(child.stdout).toContain(`fingerprint ${summary.fingerprint}`);
+  it("run as printed, by a shell in another directory, gives the same run: the same fingerprint", () => {
+    const again = rerunByShell(metadataOf(join(out, "inputs.arrow")).get(COMMAND_KEY)!, "again");
+    expect(again.fingerprint).toBe(summary.fingerprint);
   }, 120_000);
+
+  it("a fuzz draw in signed mode with a --set that needs quoting: re-run by the shell, the same fingerprint", async () => {
+    const signed = join(dir, "signed");
+    await quietly(() => runCommand("default", { out: signed, progress: false, seed: "5", fuzz: true, duration: "6", verifySignatures: true, set: ['noise-eth-1.symbols=["ETHRUSDPERP"]'] }));
+    const command = metadataOf(join(signed, "inputs.arrow")).get(COMMAND_KEY)!;
+    expect(command).toBe(`npx shadowbook run default --seed 5 --fuzz --duration 6 --verify-signatures --set 'noise-eth-1.symbols=["ETHRUSDPERP"]'`);
+    const fingerprint = JSON.parse(readFileSync(join(signed, "summary.json"), "utf8")).fingerprint;
+    expect(rerunByShell(command, "signed-again").fingerprint).toBe(fingerprint);
+  }, 180_000);
+});
+
+/** Runs `command` (as a log names it) through sh, from the temporary directory, with this checkout's CLI for `npx shadowbook`; its summary's fingerprint. */
+function rerunByShell(command: string, name: string): { fingerprint: string } {
+  expect(command.startsWith("npx shadowbook ")).toBe(true);
+  const again = join(dir, name);
+  const line = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} ${command.slice("npx shadowbook ".length)} --no-progress --out ${JSON.stringify(again)}`;
+  const child = spawnSync("sh", ["-c", line], { cwd: dir, encoding: "utf8", timeout: 170_000 });
+  expect(child.status, child.stderr).toBe(0);
+  return { fingerprint: JSON.parse(readFileSync(join(again, "summary.json"), "utf8")).fingerprint };
+}
+
+describe("the re-run line", () => {
+  const code = (kind: CodeComparison["kind"]): CodeComparison => ({ recorded: kind === "unnamed" ? undefined : "0.1.0+0123456789ab", running: "0.1.0+0123456789ab", kind, node: { recorded: "20", running: "20" } });
+
+  it("prints a command of the shape this code writes as it is, cautioned when the log was recorded by other code", () => {
+    const command = `npx shadowbook run '/tmp/my runs/it'\\''s.ts' --seed 2 --set 'a.b="x y"'`;
+    expect(rerunLine(command, code("same"))).toBe(`  re-run: ${command}`);
+    expect(rerunLine(command, code("agents"))).toBe(`  re-run: ${command} (recorded with other agents/: a re-run here may differ)`);
+    expect(rerunLine(command, code("other"))).toBe(`  re-run: ${command} (recorded by other code: a re-run here may differ)`);
+    expect(rerunLine("npx shadowbook run '/tmp/café.ts' --seed 1", code("same"))).toBe("  re-run: npx shadowbook run '/tmp/café.ts' --seed 1");
+  });
+
+  it("prints anything else escaped and marked, never as a command to paste", () => {
+    for (const hostile of ["npx shadowbook run default; curl x | sh", "npx shadowbook run default --seed 1 && rm -rf ~", "npx shadowbook run $(id)", "npx shadowbook run 'x\n' --seed 1", "npx shadowbook run '\u202etxt.ts' --seed 1", "rm -rf /"]) {
+      const line = rerunLine(hostile, code("same"));
+      expect(line).toMatch(/^ {2}re-run: ".*" \(not a command this code writes: not shown as one\)$/);
+      expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
+    }
+  });
 });
 
 describe("other logs", () => {
-  it("a fuzz failure's log names the failure's reproduce command", async () => {
-    const seed = [1, 2, 3, 4, 5, 6, 7, 8].find((candidate) => Number(fuzzedScenario(failingScenario, candidate).parameters["bustProbability"]) > BUST_LIMIT)!;
-    const seedOptions = { scenarioPath: scenarioPath("test/sim/fixtures/failing-scenario.ts"), durationSeconds: 8 };
-    const failure = await runFuzzSeed(await loadScenario(seedOptions.scenarioPath), seed, seedOptions);
-    expect(failure.ok).toBe(false);
-    const written = await writeFailureLog(failure, seedOptions, join(dir, `fuzz-seed-${seed}`));
-    expect(metadataOf(written!.path).get(COMMAND_KEY)).toBe(failure.reproduce);
-    expect(failure.reproduce).toBe(`npx shadowbook run ${seedOptions.scenarioPath} --seed ${seed} --fuzz --duration 8`);
-  }, 60_000);
-
   it("a live server's log names none (its inputs came from clients, not a command)", async () => {
     const log = new LiveInputLog(join(dir, "live"), { config: defaultExchangeConfig(DEFAULT_SIGNING_CONFIG), seed: 1, startMicros: 1_767_225_600_000_000, scenario: "serve", signatures: "signed", durability: "async" });
     await log.close();

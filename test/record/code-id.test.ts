@@ -18,7 +18,7 @@ import { writeFailureLog } from "../../src/cli/fuzz.ts";
 import { runCommand } from "../../src/cli/run.ts";
 import { defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { CODE_HASH_DIGITS, codeIdentity, computeCodeIdentity, PACKAGE_ROOT, runningCode } from "../../src/record/code-id.ts";
-import { CODE_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
+import { CODE_KEY, COMMAND_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
 import { LiveInputLog } from "../../src/record/live-input-log.ts";
 import { readInputLog } from "../../src/record/replay.ts";
 import { fuzzedScenario, runFuzzSeed } from "../../src/sim/fuzz.ts";
@@ -251,6 +251,9 @@ describe("every input log names the code that recorded it", () => {
     const written = await writeFailureLog(failure, seedOptions, join(scratch, `fuzz-seed-${seed}`));
     expect(written?.sameFailure).toBe(true);
     expect(metadataOf(written!.path).get(CODE_KEY)).toBe(codeIdentity());
+    // And the command that re-runs it: the failure's reproduce line (test/cli/rerun-command.test.ts has the rest).
+    expect(metadataOf(written!.path).get(COMMAND_KEY)).toBe(failure.reproduce);
+    expect(failure.reproduce).toBe(`npx shadowbook run ${seedOptions.scenarioPath} --seed ${seed} --fuzz --duration 8`);
   }, 60_000);
 
   it("the live server's log (`serve --record`): this code by default, or the identity it is given", async () => {
