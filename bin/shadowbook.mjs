@@ -24,9 +24,12 @@ if (typeof module.register !== "function") {
 }
 // A reader that goes away (`shadowbook replay <log> | head`) is no error: the command goes on with its work (files to
 // write, an input log to close) and its output is dropped, instead of dying on EPIPE with a stack trace half-way.
-process.stdout.on("error", (error) => {
-  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
-});
+// The same for stderr (`2>&1 | head`).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+  });
+}
 await import("tsx");
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 await import(pathToFileURL(join(root, "src/cli/main.ts")).href);
