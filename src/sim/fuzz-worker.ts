@@ -26,6 +26,6 @@ try {
 
 // One seed at a time: the pool sends the next only after this one's result.
 port.on("message", (request: FuzzWorkerRequest) => {
-  void runFuzzSeed(loaded, request.seed, data).then((result) => reply({ type: "result", result }));
+  void runFuzzSeed(loaded, request.job, data).then((result) => reply({ type: "result", result }));
 });
 reply({ type: "ready" });

@@ -24,9 +24,6 @@
  * This is a driver: it uses worker threads and the wall clock (to measure
  * seeds per second), never inside a run.
  */
-import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import { RngRoot } from "../core/rng.ts";
 import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
@@ -35,6 +32,7 @@ import { checkInvariantEveryBlocks, runScenario } from "./runner.ts";
 import { runCommandLine } from "./command-line.ts";
 import { applyOverrides, overridesRecord, type SetOverride } from "./overrides.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
+import { runWorkerPool, WorkerPoolError, type PoolReply, type PoolRequest, type WorkerDeath } from "./worker-pool.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
 /** The most seeds one `parseSeeds` may produce (a typo like 1..1e12 must not allocate forever). */
@@ -286,12 +284,9 @@ export interface FuzzWorkerData extends SeedOptions {
   modulePath: string;
 }
 
-export type FuzzWorkerRequest = { readonly type: "run"; readonly seed: number };
-
-export type FuzzWorkerReply =
-  | { readonly type: "ready" }
-  | { readonly type: "loadFailed"; readonly error: FuzzFailure }
-  | { readonly type: "result"; readonly result: FuzzResult };
+/** A fuzz worker's job: one seed. */
+export type FuzzWorkerRequest = PoolRequest<number>;
+export type FuzzWorkerReply = PoolReply<FuzzResult>;
 
 /**
  * The most worker threads a fuzz run starts. Each loads the scenario and the
@@ -333,7 +328,23 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   if (workers === 1) {
     for (const seed of seeds) record(await runFuzzSeed(loaded, seed, seedOptions));
   } else if (seeds.length > 0) {
-    await runPool({ loaded, seeds, workers: used, seedOptions, record, ...(options.seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds: options.seedTimeoutSeconds }) });
+    const workerData: FuzzWorkerData = { ...seedOptions, modulePath: loaded.path };
+    try {
+      await runWorkerPool({
+        entry: new URL("./fuzz-worker.ts", import.meta.url),
+        workerData,
+        jobs: seeds,
+        workers: used,
+        describe: (seed) => `seed ${seed}`,
+        loading: `scenario "${seedOptions.scenarioPath}"`,
+        name: "fuzz",
+        crashed: (seed, death, wallSeconds) => crashResult(scenario, seed, seedOptions, death, wallSeconds),
+        record,
+        ...(options.seedTimeoutSeconds === undefined ? {} : { jobTimeoutSeconds: options.seedTimeoutSeconds }),
+      });
+    } catch (error) {
+      throw error instanceof WorkerPoolError ? new FuzzError(error.message) : error;
+    }
   }
   results.sort((a, b) => a.seed - b.seed);
   const wallSeconds = (performance.now() - started) / 1_000;
@@ -349,152 +360,21 @@ export async function fuzzScenario(options: FuzzOptions): Promise<FuzzReport> {
   });
 }
 
-/**
- * How a worker starts: an eval'd bootstrap that registers tsx's ESM loader
- * (its API, by absolute URL, so any working directory works) and then
- * imports fuzz-worker.ts. On Node 20, `execArgv: ["--import", "tsx"]` is not
- * enough: the worker's own entry is loaded before the hooks apply
- * ("Unknown file extension .ts").
- */
-function workerBootstrap(): string {
-  let api: string | undefined;
-  const metaResolve = (import.meta as { resolve?: (specifier: string) => string }).resolve;
-  if (typeof metaResolve === "function") {
-    try {
-      api = metaResolve("tsx/esm/api");
-    } catch {
-      api = undefined;
-    }
-  }
-  // Under some loaders (vitest) import.meta.resolve is missing: the ESM build sits beside the CommonJS one.
-  if (api === undefined || !api.startsWith("file:")) api = new URL("index.mjs", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api"))).href;
-  const entry = new URL("./fuzz-worker.ts", import.meta.url).href;
-  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-}
-
-interface PoolOptions {
-  loaded: LoadedScenario;
-  seeds: readonly number[];
-  workers: number;
-  seedOptions: SeedOptions;
-  seedTimeoutSeconds?: number;
-  record: (result: FuzzResult) => void;
-}
-
-interface PoolSlot {
-  readonly worker: Worker;
-  ready: boolean;
-  seed: number | undefined;
-  sentAt: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** Why the worker died, when we know more than its exit code. */
-  death: { kind: string; message: string; stack: string } | undefined;
-}
-
-function runPool(options: PoolOptions): Promise<void> {
-  const { loaded, seeds, seedOptions, record } = options;
-  const scenario = loaded.scenario;
-  const workerData: FuzzWorkerData = { ...seedOptions, modulePath: loaded.path };
-  const bootstrap = workerBootstrap();
-  let next = 0;
-  let finished = 0;
-  const slots = new Set<PoolSlot>();
-
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    const end = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      for (const slot of slots) {
-        if (slot.timer !== undefined) clearTimeout(slot.timer);
-        void slot.worker.terminate();
-      }
-      slots.clear();
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-
-    const dispatch = (slot: PoolSlot) => {
-      if (next >= seeds.length) {
-        slots.delete(slot);
-        void slot.worker.terminate();
-        return;
-      }
-      const seed = seeds[next++]!;
-      slot.seed = seed;
-      slot.sentAt = performance.now();
-      if (options.seedTimeoutSeconds !== undefined) {
-        slot.timer = setTimeout(() => {
-          slot.death = { kind: "Timeout", message: `seed ${seed} ran longer than ${options.seedTimeoutSeconds} s of wall time`, stack: "" };
-          void slot.worker.terminate();
-        }, options.seedTimeoutSeconds * 1_000);
-      }
-      const request: FuzzWorkerRequest = { type: "run", seed };
-      slot.worker.postMessage(request);
-    };
-
-    const finish = (result: FuzzResult) => {
-      record(result);
-      finished++;
-      if (finished === seeds.length) end();
-    };
-
-    const spawn = () => {
-      const worker = new Worker(bootstrap, { eval: true, workerData });
-      const slot: PoolSlot = { worker, ready: false, seed: undefined, sentAt: 0, timer: undefined, death: undefined };
-      slots.add(slot);
-      worker.on("message", (reply: FuzzWorkerReply) => {
-        if (settled) return;
-        if (reply.type === "ready") {
-          slot.ready = true;
-          dispatch(slot);
-        } else if (reply.type === "loadFailed") {
-          end(new FuzzError(`a worker could not load scenario "${seedOptions.scenarioPath}": ${reply.error.kind}: ${reply.error.message}`));
-        } else {
-          if (slot.timer !== undefined) clearTimeout(slot.timer);
-          slot.timer = undefined;
-          slot.seed = undefined;
-          finish(reply.result);
-          if (!settled) dispatch(slot);
-        }
-      });
-      worker.on("error", (error: unknown) => {
-        const failure = describeFailure(error);
-        slot.death ??= { kind: "WorkerCrash", message: `uncaught ${failure.kind}: ${failure.message}`, stack: failure.stack };
-      });
-      worker.on("exit", (code) => {
-        if (slot.timer !== undefined) clearTimeout(slot.timer);
-        const wasIn = slots.delete(slot);
-        if (settled || !wasIn) return;
-        if (!slot.ready) {
-          end(new FuzzError(`a fuzz worker exited (code ${code}) before it was ready${slot.death === undefined ? "" : `: ${slot.death.message}`}`));
-          return;
-        }
-        if (slot.seed !== undefined) finish(crashResult(scenario, slot.seed, seedOptions, code, slot.death, (performance.now() - slot.sentAt) / 1_000));
-        // A worker that died between seeds (a leftover of the last one) is replaced as well.
-        if (!settled && next < seeds.length) spawn();
-      });
-    };
-
-    for (let i = 0; i < options.workers; i++) spawn();
-  });
-}
-
-function crashResult(scenario: Scenario, seed: number, options: SeedOptions, code: number, death: PoolSlot["death"], wallSeconds: number): FuzzResult {
+/** The result of a seed whose worker died (WorkerCrash) or ran out of time (Timeout). */
+function crashResult(scenario: Scenario, seed: number, options: SeedOptions, death: WorkerDeath, wallSeconds: number): FuzzResult {
   let parameters: FuzzParameters = {};
   try {
     parameters = fuzzedScenario(scenario, seed, options.durationSeconds).parameters;
   } catch {
     // The draw itself failed: the worker would have reported that as an error, not died; keep {}.
   }
-  const message = death?.kind === "Timeout" ? death.message : `the worker running seed ${seed} died (exit code ${code})${death === undefined ? "" : `: ${death.message}`}`;
   return Object.freeze({
     seed,
     parameters,
     ...overridesOf(options),
     ok: false,
     events: 0,
-    error: { kind: death?.kind ?? "WorkerCrash", message, stack: death?.stack ?? "" },
+    error: { kind: death.kind, message: death.message, stack: death.stack },
     reproduce: reproductionCommand(options.scenarioPath, seed, options),
     wallSeconds,
   });
