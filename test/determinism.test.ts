@@ -65,6 +65,7 @@ export const DRIVERS = [
   "src/sim/fuzz-worker.ts",
   // Worker threads and wall-clock timeouts for independent runs (fuzz seeds, sweep runs).
   "src/sim/worker-pool.ts",
+  "src/sim/scenario-worker.ts",
   // Reads scenario modules and the price-path files their feeds name (fs, dynamic import); what it loads is checked as core.
   "src/sim/scenario-loader.ts",
   "src/backtest/run.ts",

@@ -9,6 +9,7 @@ import { REPLAY_SERVE_DEFAULTS, replayCommand, type ReplayCommandOptions } from 
 import { recordCommand, type RecordCommandOptions } from "./record.ts";
 import { runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
+import { sweepCommand, type SweepCommandOptions } from "./sweep.ts";
 import { DEFAULT_EDGE_LIMIT } from "../live/edge-limiter.ts";
 import { CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from "../live/server.ts";
 import { SLOW_CONSUMER_BYTES_DEFAULT, SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
@@ -80,6 +81,22 @@ program
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: FuzzCommandOptions) => {
     await fuzzCommand(scenario, options);
+  });
+
+program
+  .command("sweep")
+  .description("backtest a scenario over every combination of --vary values, once per seed; print each combination's figures per agent")
+  .argument("<scenario>", "scenario file (scenarios/*.ts) or name")
+  .option("--vary <path=values>", "a path as --set takes and its values, comma-separated (commas inside [] {} \"\" do not split), repeatable: --vary mm-eth.spreadBps=4,6,8", collect)
+  .option("--seeds <seeds>", 'seeds of every combination: a range "1..3" or a list "1,5,9"', "1")
+  .option("--workers <n>", "worker threads (results are the same for any number)", "2")
+  .option("--duration <seconds>", "simulated seconds per run (default: the scenario's)")
+  .option("--set <path=value>", `${SET_HELP}; the same for every run (a path may not be both set and varied)`, collect)
+  .option("--agent <name>", "an agent to show, repeatable (default: the agents the --vary paths name, else all)", collect)
+  .option("--out <dir>", "write sweep.json: every run (values, seed, fingerprint, figures, its own run command) and every combination")
+  .option("--no-progress", "no progress line")
+  .action(async (scenario: string, options: SweepCommandOptions) => {
+    await sweepCommand(scenario, options);
   });
 
 program

@@ -1,31 +1,10 @@
 /**
- * A fuzz worker thread (see fuzz.ts): imports the scenario module once,
- * says "ready", then runs one seed per "run" message and answers with its
- * result. It keeps nothing between seeds but the loaded modules, so a seed
- * gives the same result in any worker, in any order, and in-process.
+ * A fuzz worker thread (see fuzz.ts): runs one seed per job with
+ * runFuzzSeed (scenario-worker.ts loads the scenario and answers the pool).
  *
- * Started by fuzz.ts with tsx's loader in its execArgv (it is TypeScript).
+ * Started by fuzz.ts through worker-pool.ts, with tsx's loader registered (it is TypeScript).
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { describeFailure, runFuzzSeed, type FuzzWorkerData, type FuzzWorkerReply, type FuzzWorkerRequest } from "./fuzz.ts";
-import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
+import { runFuzzSeed, type FuzzWorkerData } from "./fuzz.ts";
+import { serveScenarioJobs } from "./scenario-worker.ts";
 
-const port = parentPort;
-if (port === null) throw new Error("fuzz-worker.ts runs as a worker thread of fuzz.ts, not on its own");
-const data = workerData as FuzzWorkerData;
-const reply = (message: FuzzWorkerReply) => port.postMessage(message);
-
-let loaded: LoadedScenario;
-try {
-  loaded = await loadScenario(data.modulePath);
-} catch (error) {
-  reply({ type: "loadFailed", error: describeFailure(error) });
-  port.close();
-  throw error;
-}
-
-// One seed at a time: the pool sends the next only after this one's result.
-port.on("message", (request: FuzzWorkerRequest) => {
-  void runFuzzSeed(loaded, request.job, data).then((result) => reply({ type: "result", result }));
-});
-reply({ type: "ready" });
+await serveScenarioJobs((loaded, seed: number, data: FuzzWorkerData) => runFuzzSeed(loaded, seed, data));

@@ -32,7 +32,7 @@ import { checkInvariantEveryBlocks, runScenario } from "./runner.ts";
 import { runCommandLine } from "./command-line.ts";
 import { applyOverrides, overridesRecord, type SetOverride } from "./overrides.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
-import { runWorkerPool, WorkerPoolError, type PoolReply, type PoolRequest, type WorkerDeath } from "./worker-pool.ts";
+import { runWorkerPool, WorkerPoolError, type WorkerDeath } from "./worker-pool.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 
 /** The most seeds one `parseSeeds` may produce (a typo like 1..1e12 must not allocate forever). */
@@ -283,10 +283,6 @@ export interface FuzzWorkerData extends SeedOptions {
   /** Absolute path of the scenario module. */
   modulePath: string;
 }
-
-/** A fuzz worker's job: one seed. */
-export type FuzzWorkerRequest = PoolRequest<number>;
-export type FuzzWorkerReply = PoolReply<FuzzResult>;
 
 /**
  * The most worker threads a fuzz run starts. Each loads the scenario and the

@@ -1,0 +1,167 @@
+/**
+ * `shadowbook sweep <scenario> --vary mm-eth.spreadBps=4,6,8 --seeds 1..3`:
+ * the scenario backtested over every combination of the --vary values, once
+ * per seed (src/report/sweep.ts), on worker threads; then one table row per
+ * combination and agent shown: the agent's net PnL over the seeds (mean,
+ * sample standard deviation, min, max) and the means of its trades, volume,
+ * fees, maximum drawdown and fill ratio; then, per agent shown, the
+ * combination with the best mean net PnL.
+ *
+ * Agents shown: `--agent <name>` (repeatable), else those the --vary paths
+ * name (`mm-eth.spreadBps` names mm-eth), else every agent. `--set` fixes a
+ * value for every run (a path may not be both set and varied). `--out DIR`
+ * writes `sweep.json`: the grid, every run (its seed, values, fingerprint,
+ * figures per agent, and the `shadowbook run` command that runs it alone)
+ * and every combination's figures. A run that failed is listed with its
+ * error and command, and the exit status is 1.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatNumber, formatTable } from "../report/summary.ts";
+import { parseVaryFlags, sweepScenario, type CombinationSummary, type SweepReport } from "../report/sweep.ts";
+import { FUZZ_WORKERS_MAX, parseSeeds } from "../sim/fuzz.ts";
+import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
+import { parseDuration } from "./run.ts";
+
+export interface SweepCommandOptions {
+  /** `--vary <path>=<v1>,<v2>,...` flags, in order. */
+  vary?: string[];
+  seeds: string;
+  workers: string;
+  duration?: string;
+  /** `--set <path>=<value>` flags, in order (src/sim/overrides.ts). */
+  set?: string[];
+  /** `--agent <name>` flags: the agents shown. */
+  agent?: string[];
+  out?: string;
+  progress?: boolean;
+}
+
+function positiveInteger(value: string, flag: string, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new Error(`${flag} "${value}" must be a positive integer at most ${max}`);
+  return Number(value);
+}
+
+/** The agents a sweep shows: those asked for (each must exist), else those the axes name, else all. */
+export function shownAgents(report: SweepReport, asked: readonly string[] | undefined): string[] {
+  const all = [...new Set(report.runs.flatMap((run) => Object.keys(run.agents ?? {})))];
+  if (asked !== undefined && asked.length > 0) {
+    for (const name of asked) if (!all.includes(name)) throw new Error(`--agent "${name}" is not an agent of ${report.scenario} (its agents: ${all.join(", ")})`);
+    return [...asked];
+  }
+  const named = all.filter((name) => report.axes.some((axis) => axis.path.startsWith(`${name}.`)));
+  return named.length > 0 ? named : all;
+}
+
+/** The table: one row per combination and agent shown. */
+export function sweepTable(report: SweepReport, agents: readonly string[]): string {
+  const header = [...report.axes.map((axis) => axis.path), "agent", "runs", "net PnL mean", "sd", "min", "max", "trades", "volume", "fees", "max DD", "fill ratio"];
+  const rows: string[][] = [];
+  for (const combination of report.combinations) {
+    for (const name of agents) {
+      const figures = combination.agents[name];
+      const runs = combination.failed === 0 ? String(combination.runs) : `${combination.runs - combination.failed}/${combination.runs}`;
+      rows.push([
+        ...combination.overrides.map((override) => valueText(override.value)),
+        name,
+        runs,
+        formatNumber(figures?.netPnl.mean ?? null),
+        formatNumber(figures?.netPnl.sd ?? null),
+        formatNumber(figures?.netPnl.min ?? null),
+        formatNumber(figures?.netPnl.max ?? null),
+        formatNumber(figures?.trades ?? null, 1),
+        formatNumber(figures?.volume ?? null),
+        formatNumber(figures?.fees ?? null),
+        formatNumber(figures?.maxDrawdown ?? null),
+        figures?.fillRatio === null || figures?.fillRatio === undefined ? "-" : `${(figures.fillRatio * 100).toFixed(1)}%`,
+      ]);
+    }
+  }
+  return formatTable(header, rows);
+}
+
+/** A value as the table shows it: text as it is, anything else as JSON. */
+function valueText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** The combination with the highest mean net PnL for `agent` (the first of equals), or undefined when no run gave one. */
+export function bestFor(report: SweepReport, agent: string): CombinationSummary | undefined {
+  let best: CombinationSummary | undefined;
+  for (const combination of report.combinations) {
+    const mean = combination.agents[agent]?.netPnl.mean ?? null;
+    if (mean === null) continue;
+    if (best === undefined || mean > best.agents[agent]!.netPnl.mean!) best = combination;
+  }
+  return best;
+}
+
+export async function sweepCommand(argument: string, options: SweepCommandOptions): Promise<SweepReport> {
+  const overrides = parseSetFlags(options.set);
+  const axes = parseVaryFlags(options.vary, overrides);
+  const seeds = parseSeeds(options.seeds);
+  const workers = positiveInteger(options.workers, "--workers", FUZZ_WORKERS_MAX);
+  const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
+  const runCount = axes.reduce((count, axis) => count * axis.values.length, 1) * seeds.length;
+  let done = 0;
+  const report = await sweepScenario({
+    scenarioPath: argument,
+    axes,
+    seeds,
+    overrides,
+    workers,
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    onResult: () => {
+      done++;
+      if (options.progress !== false && process.stderr.isTTY) process.stderr.write(`\r${done}/${runCount} runs`);
+    },
+  });
+  if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
+  const agents = shownAgents(report, options.agent);
+  const set = overrides.length === 0 ? "" : ` (--set ${formatOverrides(overrides)})`;
+  const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  console.log(
+    `shadowbook sweep ${report.scenario}${set}: ${plural(report.combinations.length, "combination")} x ${plural(report.seeds.length, "seed")} = ${plural(report.runs.length, "run")} of ${report.durationSeconds.toLocaleString("en-US")} simulated s on ${plural(report.workers, "worker")}`,
+  );
+  console.log(sweepTable(report, agents));
+  for (const name of agents) {
+    const best = bestFor(report, name);
+    if (best !== undefined) console.log(`best mean net PnL of ${name}: ${best.overrides.map((override) => override.raw).join(" ")} (${formatNumber(best.agents[name]!.netPnl.mean)})`);
+  }
+  const failures = report.runs.filter((run) => !run.ok);
+  for (const failure of failures) {
+    console.log(`combination ${failure.combination + 1}, seed ${failure.seed} failed: ${failure.error?.kind}: ${failure.error?.message}`);
+    console.log(`  reproduce: ${failure.command}`);
+  }
+  console.log(`  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall`);
+  if (options.out !== undefined) {
+    mkdirSync(options.out, { recursive: true });
+    const path = join(options.out, "sweep.json");
+    writeFileSync(path, `${JSON.stringify(sweepJson(report), null, 2)}\n`);
+    console.log(`wrote ${path}`);
+  }
+  if (failures.length > 0) process.exitCode = 1;
+  return report;
+}
+
+/** sweep.json: the grid, every run and every combination's figures (no wall times: the same sweep gives the same file). */
+export function sweepJson(report: SweepReport): Record<string, unknown> {
+  const values = (combination: number) => Object.fromEntries(report.combinations[combination]!.overrides.map((override) => [override.path, override.value]));
+  return {
+    scenario: report.scenario,
+    durationSeconds: report.durationSeconds,
+    seeds: report.seeds,
+    set: Object.fromEntries(report.overrides.map((override) => [override.path, override.value])),
+    vary: report.axes.map((axis) => ({ path: axis.path, values: axis.values.map((value) => value.value) })),
+    combinations: report.combinations.map((combination) => ({ values: values(combination.index), runs: combination.runs, failed: combination.failed, agents: combination.agents })),
+    runs: report.runs.map((run) => ({
+      values: values(run.combination),
+      seed: run.seed,
+      ok: run.ok,
+      ...(run.fingerprint === undefined ? {} : { fingerprint: run.fingerprint }),
+      ...(run.agents === undefined ? {} : { agents: run.agents }),
+      ...(run.error === undefined ? {} : { error: { kind: run.error.kind, message: run.error.message } }),
+      command: run.command,
+    })),
+  };
+}
