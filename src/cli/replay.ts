@@ -185,7 +185,9 @@ export function thrownLines(threw: readonly ThrownStep[]): string[] {
  * hand, or by someone who hoped it would be pasted: `...; curl x | sh`) is
  * printed escaped and marked.
  */
-const RUN_COMMAND = /^npx shadowbook run(?: (?:[\w./@:+,=%-]+|'[^']*'(?:\\''[^']*')*)+)+$/;
+// One character, one quoted run or one escaped quote at a time: no nested repetition to backtrack over (a hostile log
+// could otherwise make the test take exponential time), and a space outside quotes only ever separates words.
+const RUN_COMMAND = /^npx shadowbook run(?: (?:[\w./@:+,=%-]|'[^']*'|\\')+)+$/;
 const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** The `re-run:` line: the log's command (see RUN_COMMAND), and a caution when the log was recorded by other code. */

@@ -5,10 +5,12 @@
  * combination and agent shown: the agent's net PnL over the seeds (mean,
  * sample standard deviation, min, max) and the means of its trades, volume,
  * fees, maximum drawdown and fill ratio; then, per agent shown, the
- * combination with the best mean net PnL.
+ * combination with the best mean net PnL among those whose every run
+ * passed (and how many tie with it).
  *
- * Agents shown: `--agent <name>` (repeatable), else those the --vary paths
- * name (`mm-eth.spreadBps` names mm-eth), else every agent. `--set` fixes a
+ * Agents shown: `--agent <name>` (repeatable; checked before any run), else
+ * those the --vary paths name (`mm-eth.spreadBps` names mm-eth), else every
+ * agent. `--out` is checked before any run too. `--set` fixes a
  * value for every run (a path may not be both set and varied). `--out DIR`
  * writes `sweep.json`: the grid, every run (its seed, values, fingerprint,
  * figures per agent, and the `shadowbook run` command that runs it alone)
@@ -21,6 +23,7 @@ import { formatNumber, formatTable } from "../report/summary.ts";
 import { parseVaryFlags, sweepScenario, type CombinationSummary, type SweepReport } from "../report/sweep.ts";
 import { FUZZ_WORKERS_MAX, parseSeeds } from "../sim/fuzz.ts";
 import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
+import { checkOutDir } from "./run-out.ts";
 import { parseDuration } from "./run.ts";
 
 export interface SweepCommandOptions {
@@ -42,15 +45,11 @@ function positiveInteger(value: string, flag: string, max: number): number {
   return Number(value);
 }
 
-/** The agents a sweep shows: those asked for (each must exist), else those the axes name, else all. */
+/** The agents a sweep shows: those asked for (sweepScenario checked each is the scenario's), else those the axes name, else all. */
 export function shownAgents(report: SweepReport, asked: readonly string[] | undefined): string[] {
-  const all = [...new Set(report.runs.flatMap((run) => Object.keys(run.agents ?? {})))];
-  if (asked !== undefined && asked.length > 0) {
-    for (const name of asked) if (!all.includes(name)) throw new Error(`--agent "${name}" is not an agent of ${report.scenario} (its agents: ${all.join(", ")})`);
-    return [...asked];
-  }
-  const named = all.filter((name) => report.axes.some((axis) => axis.path.startsWith(`${name}.`)));
-  return named.length > 0 ? named : all;
+  if (asked !== undefined && asked.length > 0) return [...asked];
+  const named = report.agentNames.filter((name) => report.axes.some((axis) => axis.path.startsWith(`${name}.`)));
+  return named.length > 0 ? named : [...report.agentNames];
 }
 
 /** The table: one row per combination and agent shown. */
@@ -85,15 +84,25 @@ function valueText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** The combination with the highest mean net PnL for `agent` (the first of equals), or undefined when no run gave one. */
-export function bestFor(report: SweepReport, agent: string): CombinationSummary | undefined {
+/**
+ * The combination with the highest mean net PnL for `agent`, among those
+ * whose every run passed (a mean over the survivors of a failing
+ * combination is not comparable), and how many others share that mean;
+ * undefined when no such combination has one.
+ */
+export function bestFor(report: SweepReport, agent: string): { combination: CombinationSummary; ties: number } | undefined {
   let best: CombinationSummary | undefined;
+  let ties = 0;
   for (const combination of report.combinations) {
-    const mean = combination.agents[agent]?.netPnl.mean ?? null;
+    const mean = combination.failed > 0 ? null : (combination.agents[agent]?.netPnl.mean ?? null);
     if (mean === null) continue;
-    if (best === undefined || mean > best.agents[agent]!.netPnl.mean!) best = combination;
+    const bestMean = best?.agents[agent]!.netPnl.mean ?? null;
+    if (best === undefined || bestMean === null || mean > bestMean) {
+      best = combination;
+      ties = 0;
+    } else if (mean === bestMean) ties++;
   }
-  return best;
+  return best === undefined ? undefined : { combination: best, ties };
 }
 
 export async function sweepCommand(argument: string, options: SweepCommandOptions): Promise<SweepReport> {
@@ -102,6 +111,7 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
   const seeds = parseSeeds(options.seeds);
   const workers = positiveInteger(options.workers, "--workers", FUZZ_WORKERS_MAX);
   const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
+  if (options.out !== undefined) checkOutDir(options.out, ["sweep.json"]);
   const runCount = axes.reduce((count, axis) => count * axis.values.length, 1) * seeds.length;
   let done = 0;
   const report = await sweepScenario({
@@ -111,6 +121,7 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
     overrides,
     workers,
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    ...(options.agent === undefined ? {} : { agents: options.agent }),
     onResult: () => {
       done++;
       if (options.progress !== false && process.stderr.isTTY) process.stderr.write(`\r${done}/${runCount} runs`);
@@ -126,7 +137,9 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
   console.log(sweepTable(report, agents));
   for (const name of agents) {
     const best = bestFor(report, name);
-    if (best !== undefined) console.log(`best mean net PnL of ${name}: ${best.overrides.map((override) => override.raw).join(" ")} (${formatNumber(best.agents[name]!.netPnl.mean)})`);
+    if (best === undefined) continue;
+    const tied = best.ties === 0 ? "" : `, tied with ${best.ties} other${best.ties === 1 ? "" : "s"}`;
+    console.log(`best mean net PnL of ${name}: ${best.combination.overrides.map((override) => override.raw).join(" ")} (${formatNumber(best.combination.agents[name]!.netPnl.mean)}${tied})`);
   }
   const failures = report.runs.filter((run) => !run.ok);
   for (const failure of failures) {

@@ -54,26 +54,35 @@ export interface VaryAxis {
 
 const flag = (raw: string): string => `--vary ${JSON.stringify(raw)}`;
 
-/** `text` split at the commas that are outside brackets, braces and double-quoted strings (JSON's nesting). */
+/**
+ * `text` split at the commas that are outside brackets, braces and
+ * double-quoted strings (JSON's nesting), each part trimmed. A double quote
+ * opens a string at the start of a value or inside brackets or braces (a
+ * quote inside a plain word is just a character). Refuses (Error) text
+ * whose brackets or quotes do not close: splitting it would merge values.
+ */
 export function splitValues(text: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let quoted = false;
   let start = 0;
   for (let i = 0; i < text.length; i++) {
-    const char = text[i];
+    const char = text[i]!;
     if (quoted) {
       if (char === "\\") i++;
       else if (char === '"') quoted = false;
-    } else if (char === '"') quoted = true;
+    } else if (char === '"' && (depth > 0 || text.slice(start, i).trim() === "")) quoted = true;
     else if (char === "[" || char === "{") depth++;
-    else if (char === "]" || char === "}") depth--;
-    else if (char === "," && depth === 0) {
-      parts.push(text.slice(start, i));
+    else if (char === "]" || char === "}") {
+      if (--depth < 0) throw new Error(`a "${char}" at character ${i + 1} closes nothing`);
+    } else if (char === "," && depth === 0) {
+      parts.push(text.slice(start, i).trim());
       start = i + 1;
     }
   }
-  parts.push(text.slice(start));
+  if (quoted) throw new Error("a string is not closed");
+  if (depth > 0) throw new Error(`${depth} bracket${depth === 1 ? " is" : "s are"} not closed`);
+  parts.push(text.slice(start).trim());
   return parts;
 }
 
@@ -83,10 +92,15 @@ export function parseVaryFlag(raw: string): VaryAxis {
   if (at < 0) throw new SweepError(`${flag(raw)} must be <path>=<value>,<value>,..., e.g. --vary mm-eth.spreadBps=4,6,8`);
   const path = raw.slice(0, at).trim();
   if (path === "") throw new SweepError(`${flag(raw)} has an empty path before "="`);
-  const texts = splitValues(raw.slice(at + 1));
+  let texts: string[];
+  try {
+    texts = splitValues(raw.slice(at + 1));
+  } catch (error) {
+    throw new SweepError(`${flag(raw)}: ${(error as Error).message}, so its values cannot be told apart`);
+  }
   const values: SetOverride[] = [];
   for (const text of texts) {
-    if (text.trim() === "") throw new SweepError(`${flag(raw)} has an empty value (values are separated by commas; for an empty string write "")`);
+    if (text === "") throw new SweepError(`${flag(raw)} has an empty value (values are separated by commas; for an empty string write "")`);
     const override = parseSetFlag(`${path}=${text}`);
     const earlier = values.find((other) => JSON.stringify(other.value) === JSON.stringify(override.value));
     if (earlier !== undefined) throw new SweepError(`${flag(raw)} lists the value ${text} twice`);
@@ -268,6 +282,8 @@ export interface SweepOptions {
   readonly durationSeconds?: number;
   /** 1 (the default) runs every job in this thread; more runs a pool of worker threads (at most FUZZ_WORKERS_MAX). */
   readonly workers?: number;
+  /** Agents the caller will show: each must be an agent of the scenario (checked before any run). */
+  readonly agents?: readonly string[];
   /** Called once per run as it finishes, in completion order. */
   readonly onResult?: (result: SweepRunResult) => void;
 }
@@ -279,6 +295,8 @@ export interface SweepReport {
   readonly overrides: readonly SetOverride[];
   readonly seeds: readonly number[];
   readonly durationSeconds: number;
+  /** The scenario's agents, in its order. */
+  readonly agentNames: readonly string[];
   readonly workers: number;
   /** Sorted by combination, then seed. */
   readonly runs: readonly SweepRunResult[];
@@ -325,6 +343,10 @@ export async function sweepScenario(options: SweepOptions): Promise<SweepReport>
   const loaded = await loadScenario(options.scenarioPath);
   if (loaded.scenario.marketData !== undefined) throw new SweepError(`${loaded.scenario.name} is a replay backtest of recorded market data: sweep runs simulated scenarios`);
   checkCombinations(loaded, options.axes, overrides);
+  const agentNames = loaded.scenario.agents.map((agent) => agent.name);
+  for (const name of options.agents ?? []) {
+    if (!agentNames.includes(name)) throw new SweepError(`--agent "${name}" is not an agent of ${loaded.scenario.name} (its agents: ${agentNames.join(", ")})`);
+  }
   const runOptions: SweepRunOptions = {
     modulePath: loaded.path,
     axes: options.axes,
@@ -338,7 +360,8 @@ export async function sweepScenario(options: SweepOptions): Promise<SweepReport>
     options.onResult?.(result);
   };
   const used = Math.max(1, Math.min(workers, jobs.length));
-  if (used === 1) {
+  // As fuzz: in this thread only when asked for one worker (a run that kills its thread then takes a worker, not the command).
+  if (workers === 1) {
     for (const job of jobs) record(await runSweepJob(loaded, job, runOptions));
   } else {
     try {
@@ -366,6 +389,7 @@ export async function sweepScenario(options: SweepOptions): Promise<SweepReport>
     overrides,
     seeds,
     durationSeconds: options.durationSeconds ?? loaded.scenario.durationSeconds,
+    agentNames,
     workers: used,
     runs,
     combinations,

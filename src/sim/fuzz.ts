@@ -24,6 +24,7 @@
  * This is a driver: it uses worker threads and the wall clock (to measure
  * seeds per second), never inside a run.
  */
+import { isAbsolute } from "node:path";
 import { RngRoot } from "../core/rng.ts";
 import type { Micros } from "../core/time.ts";
 import { AgentFailedError } from "./agent-host.ts";
@@ -33,7 +34,7 @@ import { runCommandLine } from "./command-line.ts";
 import { applyOverrides, overridesRecord, type SetOverride } from "./overrides.ts";
 import { checkScenario, type FuzzParameters, type Scenario } from "./scenario.ts";
 import { runWorkerPool, WorkerPoolError, type WorkerDeath } from "./worker-pool.ts";
-import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
+import { loadScenario, portableScenarioArgument, type LoadedScenario } from "./scenario-loader.ts";
 
 /** The most seeds one `parseSeeds` may produce (a typo like 1..1e12 must not allocate forever). */
 export const SEEDS_MAX = 1_000_000;
@@ -168,10 +169,13 @@ export function fuzzedScenario(scenario: Scenario, seed: number, durationSeconds
  * every block, how often the state invariants were checked (a violation is
  * seen at the first state check after it, so checking at other blocks can
  * fail at another time, or not at all), and its `--set` overrides as they
- * were given, each quoted for a POSIX shell when it needs to be.
+ * were given, each quoted for a POSIX shell when it needs to be. An
+ * absolute path is written as portableScenarioArgument writes it (a shipped
+ * scenario by its name).
  */
 export function reproductionCommand(scenarioPath: string, seed: number, options: { durationSeconds?: number; invariantEveryBlocks?: number; overrides?: readonly SetOverride[] } = {}): string {
-  return runCommandLine(scenarioPath, seed, { ...options, fuzz: true });
+  // An absolute path (what `shadowbook fuzz` resolves) names a shipped scenario by its name, so the command works from any directory.
+  return runCommandLine(isAbsolute(scenarioPath) ? portableScenarioArgument(scenarioPath) : scenarioPath, seed, { ...options, fuzz: true });
 }
 
 export interface SeedOptions {

@@ -165,7 +165,8 @@ export function runWorkerPool<Job, Result>(options: WorkerPoolOptions<Job, Resul
           slot.timer = undefined;
           slot.job = undefined;
           finish(reply.result);
-          if (!settled) dispatch(slot);
+          // A worker whose job ran out of time is being terminated: its result came in just before; it takes no more.
+          if (!settled && slot.death === undefined) dispatch(slot);
         }
       });
       worker.on("error", (error: unknown) => {

@@ -145,6 +145,16 @@ describe("the re-run line", () => {
     expect(rerunLine("npx shadowbook run '/tmp/café.ts' --seed 1", code("same"))).toBe("  re-run: npx shadowbook run '/tmp/café.ts' --seed 1");
   });
 
+  it("tells a long command that almost has the shape in linear time (no backtracking blow-up on a hostile log)", () => {
+    const code0 = code("same");
+    for (const tail of ["!", ' --set "a.b=x"', "'"]) {
+      const command = `npx shadowbook run default --seed 1 --set ${"a".repeat(5_000)}${tail}`;
+      const started = performance.now();
+      expect(rerunLine(command, code0)).toMatch(/\(not a command this code writes: not shown as one\)$/);
+      expect(performance.now() - started).toBeLessThan(200);
+    }
+  });
+
   it("prints anything else escaped and marked, never as a command to paste", () => {
     for (const hostile of ["npx shadowbook run default; curl x | sh", "npx shadowbook run default --seed 1 && rm -rf ~", "npx shadowbook run $(id)", "npx shadowbook run 'x\n' --seed 1", "npx shadowbook run '\u202etxt.ts' --seed 1", "rm -rf /"]) {
       const line = rerunLine(hostile, code("same"));

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeFailureLog } from "../../src/cli/fuzz.ts";
-import { replayCommand } from "../../src/cli/replay.ts";
+import { replayCommand, thrownLines } from "../../src/cli/replay.ts";
 import { InvariantError } from "../../src/core/assert.ts";
 import { DEFAULT_POOL_ACCOUNT_ID, defaultExchangeConfig } from "../../src/exchange/config.ts";
 import { Exchange } from "../../src/exchange/exchange.ts";
@@ -143,6 +143,17 @@ describe("a live log with a step the Exchange threw on", () => {
     const index = log.steps.findIndex((step) => step.input !== undefined && isPlanted(step.input));
     expect(() => replayInputLog(log)).toThrow(InputLogError);
     expect(() => replayInputLog(log)).toThrow(new RegExp(`: step ${index} \\(admin at \\d+ µs\\) cannot be replayed: planted: refused before the deposit$`));
+  });
+});
+
+describe("thrownLines", () => {
+  it("lists at most ten steps, then counts the rest", () => {
+    const steps = Array.from({ length: 12 }, (_, index) => ({ step: { index, kind: "request", input: undefined, timeMicros: START_MICROS + index, fingerprint: "0".repeat(16) }, error: `InvariantError: number ${index}` }));
+    const lines = thrownLines(steps);
+    expect(lines).toHaveLength(11);
+    expect(lines[9]).toBe(`  step 9 (2026-01-01T00:00:00.000Z, request) threw InvariantError: number 9; the fingerprint after it matches the log's, so the replay went on from the state it left`);
+    expect(lines[10]).toBe("  ... and 2 more steps threw");
+    expect(thrownLines(steps.slice(0, 10))).toHaveLength(10);
   });
 });
 

@@ -7,12 +7,12 @@
  * are those of its runs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bestFor, shownAgents, sweepCommand } from "../../src/cli/sweep.ts";
-import { RunSummaryObserver } from "../../src/report/summary.ts";
+import { formatNumber, RunSummaryObserver } from "../../src/report/summary.ts";
 import { gridOf, parseVaryFlag, parseVaryFlags, splitValues, spreadOf, sweepScenario, SweepError, type SweepReport } from "../../src/report/sweep.ts";
 import { applyOverrides, parseSetFlags } from "../../src/sim/overrides.ts";
 import { runScenario } from "../../src/sim/runner.ts";
@@ -34,6 +34,18 @@ describe("--vary", () => {
     expect(splitValues('["ETHRUSDPERP","BTCRUSDPERP"],["BTCRUSDPERP"]')).toEqual(['["ETHRUSDPERP","BTCRUSDPERP"]', '["BTCRUSDPERP"]']);
     expect(splitValues('{"a":1,"b":[2,3]},"x,y",plain')).toEqual(['{"a":1,"b":[2,3]}', '"x,y"', "plain"]);
     expect(splitValues('"a\\",b",c')).toEqual(['"a\\",b"', "c"]);
+  });
+
+  it("refuses brackets or strings that do not close, rather than merge values; a quote inside a word is a character", () => {
+    expect(() => splitValues("4],5,6")).toThrow(/closes nothing/);
+    expect(() => splitValues("[1,2")).toThrow(/1 bracket is not closed/);
+    expect(() => splitValues('"a,b')).toThrow(/a string is not closed/);
+    expect(splitValues('it"s,fine')).toEqual(['it"s', "fine"]);
+    expect(() => parseVaryFlag("mm-eth.levels=[1,2")).toThrow(/^--vary "mm-eth.levels=\[1,2": 1 bracket is not closed, so its values cannot be told apart$/);
+  });
+
+  it("trims each value: a space after a comma is not part of the next", () => {
+    expect(parseVaryFlag("momentum.symbol=ETHRUSDPERP, BTCRUSDPERP").values.map((value) => value.value)).toEqual(["ETHRUSDPERP", "BTCRUSDPERP"]);
   });
 
   it("reads each value as --set reads one: JSON when it parses, else text", () => {
@@ -138,13 +150,28 @@ describe("a sweep of the default scenario", () => {
   it("shows the agents the --vary paths name, or those asked for; best is the highest mean net PnL", () => {
     expect(shownAgents(serial, undefined)).toEqual(["mm-eth", "noise-eth-1"]);
     expect(shownAgents(serial, ["arbitrageur"])).toEqual(["arbitrageur"]);
-    expect(() => shownAgents(serial, ["nobody"])).toThrow(/^--agent "nobody" is not an agent of default \(its agents: mm-eth, /);
+    expect(shownAgents({ ...serial, axes: parseVaryFlags(["settlement.bustProbability=0,0.01"]) }, undefined)).toEqual(serial.agentNames);
     const best = bestFor(serial, "mm-eth")!;
-    for (const combination of serial.combinations) expect(combination.agents["mm-eth"]!.netPnl.mean!).toBeLessThanOrEqual(best.agents["mm-eth"]!.netPnl.mean!);
+    expect(best.ties).toBe(0);
+    for (const combination of serial.combinations) expect(combination.agents["mm-eth"]!.netPnl.mean!).toBeLessThanOrEqual(best.combination.agents["mm-eth"]!.netPnl.mean!);
   });
 });
 
 describe("refusals, before any run", () => {
+  it("an --agent the scenario does not have", async () => {
+    const run = vi.fn();
+    await expect(sweepScenario({ scenarioPath: "default", axes: parseVaryFlags(["mm-eth.spreadBps=4,6"]), seeds: [1], durationSeconds: 2, agents: ["nobody"], onResult: run })).rejects.toThrow(
+      /^--agent "nobody" is not an agent of default \(its agents: mm-eth, /,
+    );
+    expect(run).not.toHaveBeenCalled();
+  });
+
+  it("an --out that is a file", async () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x");
+    await expect(sweepCommand("default", { vary: ["mm-eth.spreadBps=4,6"], seeds: "1", workers: "1", duration: "2", out: file, progress: false })).rejects.toThrow(/is a file, not a directory$/);
+  });
+
   it("a path the scenario does not have, or a value an agent refuses, names the --vary and the value", async () => {
     const run = vi.fn();
     await expect(sweepScenario({ scenarioPath: "default", axes: parseVaryFlags(["mm-eth.spredBps=4,6"]), seeds: [1], durationSeconds: 2, onResult: run })).rejects.toThrow(
@@ -160,20 +187,60 @@ describe("shadowbook sweep", () => {
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
     const outs = [join(dir, "a"), join(dir, "b")];
+    let report: SweepReport | undefined;
     try {
-      for (const out of outs) await sweepCommand("default", { vary: ["mm-eth.spreadBps=4,30"], seeds: "1", workers: "1", duration: String(DURATION), out, progress: false });
+      for (const out of outs) report = await sweepCommand("default", { vary: ["mm-eth.spreadBps=4,30"], seeds: "1", workers: "2", duration: String(DURATION), out, progress: false });
     } finally {
       vi.restoreAllMocks();
     }
-    expect(lines[0]).toBe(`shadowbook sweep default: 2 combinations x 1 seed = 2 runs of ${DURATION} simulated s on 1 worker`);
+    expect(lines[0]).toBe(`shadowbook sweep default: 2 combinations x 1 seed = 2 runs of ${DURATION} simulated s on 2 workers`);
     expect(lines[1]).toMatch(/^mm-eth\.spreadBps {2}agent {3}runs {2}net PnL mean/);
-    expect(lines[1]!.split("\n").slice(2).map((row) => row.trim().split(/\s+/).slice(0, 3))).toEqual([["4", "mm-eth", "1"], ["30", "mm-eth", "1"]]);
-    expect(lines[2]).toMatch(/^best mean net PnL of mm-eth: mm-eth\.spreadBps=(4|30) \(-?[\d,]+\.\d\d\)$/);
+    // One seed: no standard deviation ("-"), and min = max = mean.
+    const rows = lines[1]!.split("\n").slice(2).map((row) => row.trim().split(/\s+/));
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([["4", "mm-eth", "1"], ["30", "mm-eth", "1"]]);
+    for (const row of rows) expect([row[4], row[5], row[6]]).toEqual(["-", row[3], row[3]]);
+    // A short run may give both spreads the same net PnL: the line says so.
+    const best = bestFor(report!, "mm-eth")!;
+    const tie = best.ties === 0 ? "" : ", tied with 1 other";
+    expect(lines[2]).toBe(`best mean net PnL of mm-eth: ${best.combination.overrides[0]!.raw} (${formatNumber(best.combination.agents["mm-eth"]!.netPnl.mean)}${tie})`);
+    expect(best.ties).toBe(report!.combinations[0]!.agents["mm-eth"]!.netPnl.mean === report!.combinations[1]!.agents["mm-eth"]!.netPnl.mean ? 1 : 0);
     const files = outs.map((out) => readFileSync(join(out, "sweep.json"), "utf8"));
     expect(files[1]).toBe(files[0]);
     const json = JSON.parse(files[0]!);
     expect(json.vary).toEqual([{ path: "mm-eth.spreadBps", values: [4, 30] }]);
     expect(json.runs.map((run: { values: unknown; seed: number }) => [run.values, run.seed])).toEqual([[{ "mm-eth.spreadBps": 4 }, 1], [{ "mm-eth.spreadBps": 30 }, 1]]);
     expect(json.runs[0].command).toBe(`npx shadowbook run default --seed 1 --duration ${DURATION} --set mm-eth.spreadBps=4`);
+  }, 120_000);
+});
+
+describe("a sweep with failing runs", () => {
+  it("counts them per combination, leaves them out of the figures and of best, lists each with its command, exits 1, and sweep.json has them", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+    const before = process.exitCode;
+    process.exitCode = undefined;
+    const out = join(dir, "failing");
+    let report: SweepReport;
+    try {
+      // The fixture's auditor fails at 5 s when its observed value is above its limit (0.03).
+      report = await sweepCommand("test/sim/fixtures/failing-scenario.ts", { vary: ["auditor.observed=0.01,0.05"], seeds: "1..2", workers: "2", duration: "8", out, progress: false });
+      expect(process.exitCode).toBe(1);
+    } finally {
+      process.exitCode = before;
+      vi.restoreAllMocks();
+    }
+    expect(report.combinations.map((combination) => [combination.runs, combination.failed])).toEqual([[2, 0], [2, 2]]);
+    expect(report.combinations[1]!.agents).toEqual({});
+    expect(bestFor(report, "auditor")?.combination.index).toBe(0);
+    const table = lines[1]!.split("\n").slice(2).map((row) => row.trim().split(/\s+/));
+    expect(table.map((row) => row.slice(0, 3))).toEqual([["0.01", "auditor", "2"], ["0.05", "auditor", "0/2"]]);
+    for (const seed of [1, 2]) {
+      const at = lines.indexOf(`combination 2, seed ${seed} failed: AgentFailedError: ${report.runs.find((run) => run.combination === 1 && run.seed === seed)!.error!.message}`);
+      expect(at).toBeGreaterThan(0);
+      expect(lines[at + 1]).toBe(`  reproduce: npx shadowbook run ${resolve(ROOT, "test/sim/fixtures/failing-scenario.ts")} --seed ${seed} --duration 8 --set auditor.observed=0.05`);
+    }
+    expect(report.runs.filter((run) => !run.ok).every((run) => /observed|above its limit/.test(run.error!.message))).toBe(true);
+    const json = JSON.parse(readFileSync(join(out, "sweep.json"), "utf8"));
+    expect(json.runs.filter((run: { ok: boolean }) => !run.ok).map((run: { error: { kind: string } }) => run.error.kind)).toEqual(["AgentFailedError", "AgentFailedError"]);
   }, 120_000);
 });
