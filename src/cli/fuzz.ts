@@ -14,6 +14,10 @@
  * reported as nondeterminism (itself a bug). A seed whose worker died
  * (WorkerCrash, Timeout) is not rerun in this process.
  *
+ * `--seed-timeout <seconds>` (2 or more workers): a seed still running after
+ * that much wall time fails as Timeout and its worker is replaced, so one
+ * seed that never ends (an agent's endless loop) cannot hang the command.
+ *
  * `--set <path>=<value>` (repeatable, src/sim/overrides.ts) changes a
  * scenario value for every seed, after the seed's fuzz draw (the given value
  * wins over the drawn one). A malformed --set, or one the scenario does not
@@ -40,6 +44,8 @@ export interface FuzzCommandOptions {
   out?: string;
   /** `--set <path>=<value>` flags, in order (src/sim/overrides.ts). */
   set?: string[];
+  /** `--seed-timeout <seconds>`: wall seconds a seed may run on a worker (parseTimeout). */
+  seedTimeout?: string;
 }
 
 /** The input log written for a failed seed, and whether its rerun failed the same way. */
@@ -53,6 +59,17 @@ export interface FailureLog {
 
 /** Failures whose worker died are not rerun in this process (the rerun could take it down too). */
 const NOT_RERUN = new Set(["WorkerCrash", "Timeout"]);
+
+/**
+ * A wall-clock timeout flag in seconds (a positive decimal, at most a day).
+ * Only a worker can be stopped (a run in this thread cannot be interrupted),
+ * so it is refused with --workers 1.
+ */
+export function parseTimeout(value: string, flag: string, workers: number): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || !(Number(value) > 0) || Number(value) > 86_400) throw new Error(`${flag} "${value}" must be a positive number of seconds, at most 86400`);
+  if (workers < 2) throw new Error(`${flag} needs --workers 2 or more: a run in this thread cannot be stopped`);
+  return Number(value);
+}
 
 function positiveInteger(value: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const limit = max === Number.MAX_SAFE_INTEGER ? "" : ` at most ${max}`;
@@ -73,10 +90,12 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     ...(options.invariantEvery === undefined ? {} : { invariantEveryBlocks: positiveInteger(options.invariantEvery, "--invariant-every") }),
     ...(overrides.length === 0 ? {} : { overrides }),
   };
+  const seedTimeoutSeconds = options.seedTimeout === undefined ? undefined : parseTimeout(options.seedTimeout, "--seed-timeout", workers);
   const report = await fuzzScenario({
     ...seedOptions,
     seeds,
     workers,
+    ...(seedTimeoutSeconds === undefined ? {} : { seedTimeoutSeconds }),
     onResult: (result) => {
       done++;
       if (!result.ok) failed++;

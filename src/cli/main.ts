@@ -78,6 +78,7 @@ program
   .option("--invariant-every <blocks>", "check the state invariants every this many blocks", "1")
   .option("--out <dir>", "write each failing seed's input log to <dir>/seed-<n>/inputs.arrow (default: runs/fuzz-<scenario>)")
   .option("--set <path=value>", `${SET_HELP}; a failing seed's reproduce command carries the same --set flags`, collect)
+  .option("--seed-timeout <seconds>", "with 2 or more workers: a seed still running after this many seconds of wall time fails as Timeout (its worker is replaced)")
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: FuzzCommandOptions) => {
     await fuzzCommand(scenario, options);
@@ -94,6 +95,7 @@ program
   .option("--set <path=value>", `${SET_HELP}; the same for every run (a path may not be both set and varied)`, collect)
   .option("--agent <name>", "an agent to show, repeatable (default: the agents the --vary paths name, else all)", collect)
   .option("--out <dir>", "write sweep.json: every run (values, seed, fingerprint, figures, its own run command) and every combination")
+  .option("--run-timeout <seconds>", "with 2 or more workers: a run still going after this many seconds of wall time fails as Timeout (its worker is replaced)")
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: SweepCommandOptions) => {
     await sweepCommand(scenario, options);

@@ -10,7 +10,9 @@
  *
  * Agents shown: `--agent <name>` (repeatable; checked before any run), else
  * those the --vary paths name (`mm-eth.spreadBps` names mm-eth), else every
- * agent. `--out` is checked before any run too. `--set` fixes a
+ * agent. `--out` is checked before any run too. `--run-timeout <seconds>`
+ * (2 or more workers) fails a run still going after that much wall time, as
+ * Timeout, so one run that never ends cannot hang the sweep. `--set` fixes a
  * value for every run (a path may not be both set and varied). `--out DIR`
  * writes `sweep.json`: the grid, every run (its seed, values, fingerprint,
  * figures per agent, and the `shadowbook run` command that runs it alone)
@@ -24,6 +26,7 @@ import { parseVaryFlags, sweepScenario, type CombinationSummary, type SweepRepor
 import { FUZZ_WORKERS_MAX, parseSeeds } from "../sim/fuzz.ts";
 import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
 import { checkOutDir } from "./run-out.ts";
+import { parseTimeout } from "./fuzz.ts";
 import { parseDuration } from "./run.ts";
 
 export interface SweepCommandOptions {
@@ -37,6 +40,8 @@ export interface SweepCommandOptions {
   /** `--agent <name>` flags: the agents shown. */
   agent?: string[];
   out?: string;
+  /** `--run-timeout <seconds>`: wall seconds a run may take on a worker (fuzz.ts parseTimeout). */
+  runTimeout?: string;
   progress?: boolean;
 }
 
@@ -111,6 +116,7 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
   const seeds = parseSeeds(options.seeds);
   const workers = positiveInteger(options.workers, "--workers", FUZZ_WORKERS_MAX);
   const durationSeconds = options.duration === undefined ? undefined : parseDuration(options.duration);
+  const runTimeoutSeconds = options.runTimeout === undefined ? undefined : parseTimeout(options.runTimeout, "--run-timeout", workers);
   if (options.out !== undefined) checkOutDir(options.out, ["sweep.json"]);
   const runCount = axes.reduce((count, axis) => count * axis.values.length, 1) * seeds.length;
   let done = 0;
@@ -122,6 +128,7 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
     workers,
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
     ...(options.agent === undefined ? {} : { agents: options.agent }),
+    ...(runTimeoutSeconds === undefined ? {} : { runTimeoutSeconds }),
     onResult: () => {
       done++;
       if (options.progress !== false && process.stderr.isTTY) process.stderr.write(`\r${done}/${runCount} runs`);

@@ -282,6 +282,8 @@ export interface SweepOptions {
   readonly durationSeconds?: number;
   /** 1 (the default) runs every job in this thread; more runs a pool of worker threads (at most FUZZ_WORKERS_MAX). */
   readonly workers?: number;
+  /** Workers only: a run still going after this long fails with kind "Timeout" (its worker is replaced). */
+  readonly runTimeoutSeconds?: number;
   /** Agents the caller will show: each must be an agent of the scenario (checked before any run). */
   readonly agents?: readonly string[];
   /** Called once per run as it finishes, in completion order. */
@@ -375,6 +377,7 @@ export async function sweepScenario(options: SweepOptions): Promise<SweepReport>
         name: "sweep",
         crashed: (job, death, wallSeconds) => crashed(runOptions, grid, job, death, wallSeconds),
         record,
+        ...(options.runTimeoutSeconds === undefined ? {} : { jobTimeoutSeconds: options.runTimeoutSeconds }),
       });
     } catch (error) {
       throw error instanceof WorkerPoolError ? new SweepError(error.message) : error;
