@@ -19,14 +19,15 @@ import { EXEC_SLOW_CONSUMER_BYTES_DEFAULT } from "../live/exec.ts";
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /**
- * --set's help (run and fuzz; src/sim/overrides.ts has the rules): what a
- * path may name, how the value is read, and when it applies.
+ * --set's help (run, fuzz and sweep; src/sim/overrides.ts has the rules):
+ * what a path may name, how the value is read, and, for run and fuzz, when
+ * it applies. `seedFlag` is the command's own flag for seeds.
  */
-const SET_HELP =
+const setHelp = (seedFlag: string, afterFuzzDraw: boolean): string =>
   "change a scenario value for this run, repeatable: <agent>.<param> (a key of the agent's defaults, checked by its checkParams), " +
   "<agent>.account.rateTier, or one of startMs, oracleBasisSd, oracleBasisMean, signatures, settlement.bustProbability " +
-  "(seed and durationSeconds: use --seed and --duration); the value is JSON when it parses (5, true, null, '[\"ETHRUSDPERP\"]', '\"text\"'), else text; " +
-  "applied after a fuzz draw (the given value wins)";
+  `(seed and durationSeconds: use ${seedFlag} and --duration); the value is JSON when it parses (5, true, null, '["ETHRUSDPERP"]', '"text"'), else text` +
+  (afterFuzzDraw ? "; applied after a fuzz draw (the given value wins)" : "");
 
 const program = new Command()
   .name("shadowbook")
@@ -61,7 +62,7 @@ program
   .option("--invariants", "check the exchange invariants during the run")
   .option("--invariant-every <blocks>", "with --invariants or --fuzz: check the state invariants every this many blocks (default 1; a fuzz failure's reproduce command gives the fuzz run's)")
   .option("--fuzz", "apply this seed's fuzz draw (reproduces a `shadowbook fuzz` seed)")
-  .option("--set <path=value>", SET_HELP, collect)
+  .option("--set <path=value>", setHelp("--seed", true), collect)
   .option("--no-progress", "no progress bar")
   .option("--verbose", "also print each agent's own counters")
   .action(async (scenario: string, options: RunCommandOptions) => {
@@ -77,7 +78,7 @@ program
   .option("--duration <seconds>", "simulated seconds per seed (default: the scenario's)")
   .option("--invariant-every <blocks>", "check the state invariants every this many blocks", "1")
   .option("--out <dir>", "write each failing seed's input log to <dir>/seed-<n>/inputs.arrow (default: runs/fuzz-<scenario>)")
-  .option("--set <path=value>", `${SET_HELP}; a failing seed's reproduce command carries the same --set flags`, collect)
+  .option("--set <path=value>", `${setHelp("--seeds", true)}; a failing seed's reproduce command carries the same --set flags`, collect)
   .option("--seed-timeout <seconds>", "with 2 or more workers: a seed still running after this many seconds of wall time fails as Timeout (its worker is replaced)")
   .option("--no-progress", "no progress line")
   .action(async (scenario: string, options: FuzzCommandOptions) => {
@@ -92,7 +93,7 @@ program
   .option("--seeds <seeds>", 'seeds of every combination: a range "1..3" or a list "1,5,9"', "1")
   .option("--workers <n>", "worker threads (results are the same for any number)", "2")
   .option("--duration <seconds>", "simulated seconds per run (default: the scenario's)")
-  .option("--set <path=value>", `${SET_HELP}; the same for every run (a path may not be both set and varied)`, collect)
+  .option("--set <path=value>", `${setHelp("--seeds", false)}; the same for every run (a path may not be both set and varied)`, collect)
   .option("--agent <name>", "an agent to show, repeatable (default: the agents the --vary paths name, else all)", collect)
   .option("--out <dir>", "write sweep.json: every run (values, seed, fingerprint, figures, its own run command) and every combination")
   .option("--run-timeout <seconds>", "with 2 or more workers: a run still going after this many seconds of wall time fails as Timeout (its worker is replaced)")
