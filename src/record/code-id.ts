@@ -28,8 +28,14 @@
  *   `name@missing`. What is installed rather than package-lock.json's text:
  *   a checkout whose node_modules lags its lock file runs the installed
  *   versions, and a packed or installed copy, which has no lock file, gets
- *   the identity of the same commit. Their own dependencies (transitive)
- *   are not covered.
+ *   the identity of the same commit. Then their own `dependencies`, and
+ *   theirs, each resolved as Node would from the folder of the package
+ *   that asks for it, each installed package once: a transitive dependency
+ *   that moved (a floating range in a fresh install of a copy) moves the
+ *   identity too, while a package of node_modules that nothing here reaches
+ *   does not. A missing one is `name@missing`. Not `optionalDependencies`:
+ *   they are mostly builds for one platform (esbuild's), which would give
+ *   the same code another identity on each platform.
  * - The replay identity (`replayId`, `shadowbook.replayCode` in a log): the
  *   same over `src/` and the dependencies alone, without `agents/`. A
  *   replay re-runs a log's inputs through the Exchange and runs no agent, so
@@ -42,10 +48,11 @@
  * How: the files sorted by their path relative to the package root (with
  * "/", compared by code unit, not by locale), each hashed as its path, its
  * length and its bytes (CRLF read as LF, so a Windows checkout of the same
- * commit has the same identity), then the dependencies in name order, into
- * one SHA-256, of which the first 12 hex digits are kept. About 250 files,
- * 2.2 MB: 30-60 ms on these machines, once per process (codeIdentity), when
- * a log or summary is begun; a string after that.
+ * commit has the same identity), then the dependency closure in name
+ * order, into one SHA-256, of which the first 12 hex digits are kept. About
+ * 250 files, 2.2 MB, and ~125 installed packages' package.json: 50-60 ms on
+ * these machines, once per process (codeIdentity), when a log or summary is
+ * begun; a string after that.
  *
  * A driver module (it reads files): the deterministic core never sees the
  * identity, and the recorders and reports, drivers themselves, take it as a
@@ -82,8 +89,10 @@ export interface CodeIdentity {
   readonly replayId: string;
   /** The files hashed, relative to the root with "/", sorted. */
   readonly files: readonly string[];
-  /** The dependencies hashed, `name@version` (or `name@missing`), sorted by name. */
+  /** The direct dependencies, `name@version` (or `name@missing`), sorted by name. */
   readonly dependencies: readonly string[];
+  /** Every installed package they reach, themselves included, `name@version`, sorted and each once: what is hashed. */
+  readonly dependencyClosure: readonly string[];
 }
 
 /** What a path is, following links; undefined when it cannot be told (a link to nothing, a loop, gone). */
@@ -136,20 +145,54 @@ function readOrUndefined(path: string): Buffer | undefined {
   }
 }
 
-/** The version of `name` as Node would load it from `root`: the nearest node_modules/<name>/package.json up the tree. */
-function installedVersion(root: string, name: string): string {
-  for (let dir = root; ; dir = dirname(dir)) {
-    const text = readOrUndefined(join(dir, "node_modules", name, "package.json"));
+/** An installed package as Node would load it: its folder, version and the names it depends on. */
+interface InstalledPackage {
+  readonly folder: string;
+  readonly version: string;
+  readonly requires: readonly string[];
+}
+
+/** The names of a package.json's dependency map (none when it has no such map). */
+function namesOf(map: unknown): string[] {
+  return typeof map === "object" && map !== null ? Object.keys(map) : [];
+}
+
+/** `name` as Node would load it from `from`: the nearest node_modules/<name>/package.json up the tree; undefined when none. */
+function installedPackage(from: string, name: string): InstalledPackage | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const folder = join(dir, "node_modules", name);
+    const text = readOrUndefined(join(folder, "package.json"));
     if (text !== undefined) {
       try {
-        const version = (JSON.parse(text.toString("utf8")) as { version?: unknown }).version;
-        return typeof version === "string" ? version : "unversioned";
+        const json = JSON.parse(text.toString("utf8")) as { version?: unknown; dependencies?: unknown };
+        const version = typeof json.version === "string" ? json.version : "unversioned";
+        return { folder, version, requires: namesOf(json.dependencies) };
       } catch {
-        return "unreadable";
+        return { folder, version: "unreadable", requires: [] };
       }
     }
-    if (dirname(dir) === dir) return "missing";
+    if (dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * The installed closure of `declared` (the root's dependencies) through
+ * each package's own `dependencies`, as `name@version`, sorted, each once;
+ * a package not installed is `name@missing` (see above).
+ */
+function dependencyClosureOf(root: string, declared: readonly string[]): string[] {
+  const found = new Set<string>();
+  const visited = new Set<string>();
+  const queue: { from: string; name: string }[] = declared.map((name) => ({ from: root, name }));
+  while (queue.length > 0) {
+    const { from, name } = queue.pop()!;
+    const installed = installedPackage(from, name);
+    found.add(`${name}@${installed?.version ?? "missing"}`);
+    if (installed === undefined || visited.has(installed.folder)) continue;
+    visited.add(installed.folder);
+    for (const next of installed.requires) queue.push({ from: installed.folder, name: next });
+  }
+  return [...found].sort(byCodeUnit);
 }
 
 /**
@@ -182,13 +225,14 @@ export function computeCodeIdentity(root: string): CodeIdentity {
     files.push(path);
   }
   const declared = typeof packageJson.dependencies === "object" && packageJson.dependencies !== null ? Object.keys(packageJson.dependencies).sort(byCodeUnit) : [];
-  const dependencies = declared.map((name) => `${name}@${installedVersion(root, name)}`);
-  const dependencyText = `dependencies\0${dependencies.join("\0")}\0`;
+  const dependencies = declared.map((name) => `${name}@${installedPackage(root, name)?.version ?? "missing"}`);
+  const dependencyClosure = dependencyClosureOf(root, declared);
+  const dependencyText = `dependencies\0${dependencyClosure.join("\0")}\0`;
   hash.update(dependencyText);
   replayHash.update(dependencyText);
   const digits = hash.digest("hex").slice(0, CODE_HASH_DIGITS);
   const replayDigits = replayHash.digest("hex").slice(0, CODE_HASH_DIGITS);
-  return { id: `${version}+${digits}`, version, hash: digits, replayId: `${version}+${replayDigits}`, files, dependencies };
+  return { id: `${version}+${digits}`, version, hash: digits, replayId: `${version}+${replayDigits}`, files, dependencies, dependencyClosure };
 }
 
 function byCodeUnit(a: string, b: string): number {

@@ -72,6 +72,38 @@ describe("computeCodeIdentity", () => {
     expect(identity.files).toEqual(["agents/market-maker.ts", "src/core/time.ts", "src/engine/book.ts", "src/engine/matcher.ts"]);
     // The version installed, not the range package.json asks for.
     expect(identity.dependencies).toEqual(["decimal.js@10.6.0", "zod@4.6.7"]);
+    expect(identity.dependencyClosure).toEqual(["decimal.js@10.6.0", "zod@4.6.7"]);
+  });
+
+  it("hashes the dependencies' own dependencies too, as Node resolves them, and nothing that is not reached", () => {
+    const dependent = (name: string, version: string, dependencies: Record<string, string>, extra: Record<string, unknown> = {}) => JSON.stringify({ name, version, dependencies, ...extra });
+    const withTransitive: Record<string, string> = {
+      ...BASE,
+      "node_modules/zod/package.json": dependent("zod", "4.6.7", { tiny: "^1.0.0" }, { optionalDependencies: { "@platform/build": "1.0.0" } }),
+      "node_modules/tiny/package.json": dependent("tiny", "1.0.0", { zod: "^4.0.0" }),
+    };
+    const root = pkg(withTransitive);
+    const identity = computeCodeIdentity(root);
+    // tiny depends on zod back: the loop ends; an optional dependency (a platform build) is not followed.
+    expect(identity.dependencyClosure).toEqual(["decimal.js@10.6.0", "tiny@1.0.0", "zod@4.6.7"]);
+    expect(identity.dependencies).toEqual(["decimal.js@10.6.0", "zod@4.6.7"]);
+    expect(identity.id).not.toBe(base);
+    const changed = (edit: (files: Record<string, string>) => void) => {
+      const files = { ...withTransitive };
+      edit(files);
+      return computeCodeIdentity(pkg(files));
+    };
+    // The transitive dependency at another version: another identity, replay identity included.
+    const moved = changed((f) => (f["node_modules/tiny/package.json"] = dependent("tiny", "1.0.1", { zod: "^4.0.0" })));
+    expect(moved.id).not.toBe(identity.id);
+    expect(moved.replayId).not.toBe(identity.replayId);
+    // A copy nested under its dependent is the one Node loads for it.
+    const nested = changed((f) => (f["node_modules/zod/node_modules/tiny/package.json"] = dependent("tiny", "2.0.0", {})));
+    expect(nested.dependencyClosure).toEqual(["decimal.js@10.6.0", "tiny@2.0.0", "zod@4.6.7"]);
+    // Missing: named so. Installed but reached by nothing here, or an optional platform build: no change.
+    expect(changed((f) => delete f["node_modules/tiny/package.json"]).dependencyClosure).toContain("tiny@missing");
+    expect(changed((f) => (f["node_modules/unrelated/package.json"] = dependent("unrelated", "9.9.9", {}))).id).toBe(identity.id);
+    expect(changed((f) => (f["node_modules/@platform/build/package.json"] = dependent("@platform/build", "1.0.0", {}))).id).toBe(identity.id);
   });
 
   it("finds a dependency where Node would, in a node_modules up the tree (an installed copy's dependencies are hoisted)", () => {
