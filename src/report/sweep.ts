@@ -34,6 +34,7 @@ import { RunSummaryObserver, type AgentSummary } from "./summary.ts";
 import { runCommandLine } from "../sim/command-line.ts";
 import { describeFailure, FUZZ_WORKERS_MAX, type FuzzFailure } from "../sim/fuzz.ts";
 import { applyOverrides, OverrideError, parseSetFlag, type SetOverride } from "../sim/overrides.ts";
+import type { RunObserver, RunSetup } from "../sim/run.ts";
 import { runScenario } from "../sim/runner.ts";
 import { loadScenario, portableScenarioArgument, type LoadedScenario } from "../sim/scenario-loader.ts";
 import { runWorkerPool, WorkerPoolError, type WorkerDeath } from "../sim/worker-pool.ts";
@@ -164,7 +165,7 @@ export interface SweepRunResult {
   readonly combination: number;
   readonly seed: number;
   readonly ok: boolean;
-  /** The run's fingerprint (absent when it failed before it began, or its worker died). */
+  /** The run's fingerprint; for a failed run, that of its outputs up to the failure (absent when it failed before it began, or its worker died). */
   readonly fingerprint?: string;
   readonly events: number;
   /** Per agent, by name (absent for a failed run). */
@@ -200,12 +201,19 @@ export async function runSweepJob(loaded: LoadedScenario, job: SweepJob, options
   const command = commandOf(options, combination, job.seed);
   const wallSeconds = () => (performance.now() - started) / 1_000;
   const summary = new RunSummaryObserver();
+  // The run's world, so that a failed run still reports its events and the fingerprint of its outputs up to the failure.
+  let world: RunSetup["world"] | undefined;
+  const watcher: RunObserver = {
+    begin(setup) {
+      world = setup.world;
+    },
+  };
   let events = 0;
   try {
     const scenario = applyOverrides(loaded.scenario, [...options.overrides, ...combination]);
     const { figures } = await runScenario(scenario, {
       seed: job.seed,
-      observers: [summary],
+      observers: [watcher, summary],
       paths: loaded.paths,
       ...(options.durationSeconds === undefined ? {} : { durationSeconds: options.durationSeconds }),
     });
@@ -213,7 +221,8 @@ export async function runSweepJob(loaded: LoadedScenario, job: SweepJob, options
     const agents = Object.fromEntries(summary.summarize(figures).agents.map((agent) => [agent.name, figuresOf(agent)]));
     return Object.freeze({ combination: job.combination, seed: job.seed, ok: true, fingerprint: figures.fingerprint, events, agents, command, wallSeconds: wallSeconds() });
   } catch (error) {
-    return Object.freeze({ combination: job.combination, seed: job.seed, ok: false, events, error: describeFailure(error), command, wallSeconds: wallSeconds() });
+    const reached = world === undefined ? { events } : { events: world.kernel.eventsProcessed, fingerprint: world.fingerprint.digest() };
+    return Object.freeze({ combination: job.combination, seed: job.seed, ok: false, ...reached, error: describeFailure(error), command, wallSeconds: wallSeconds() });
   }
 }
 

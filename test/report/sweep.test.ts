@@ -240,6 +240,12 @@ describe("a sweep with failing runs", () => {
       expect(lines[at + 1]).toBe(`  reproduce: npx shadowbook run ${resolve(ROOT, "test/sim/fixtures/failing-scenario.ts")} --seed ${seed} --duration 8 --set auditor.observed=0.05`);
     }
     expect(report.runs.filter((run) => !run.ok).every((run) => /observed|above its limit/.test(run.error!.message))).toBe(true);
+    // A failed run still reports how far it got: its events (in the total) and the fingerprint of its outputs up to the failure.
+    for (const run of report.runs.filter((failed) => !failed.ok)) {
+      expect(run.events).toBeGreaterThan(100);
+      expect(run.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(report.events).toBe(report.runs.reduce((sum, run) => sum + run.events, 0));
     const json = JSON.parse(readFileSync(join(out, "sweep.json"), "utf8"));
     expect(json.runs.filter((run: { ok: boolean }) => !run.ok).map((run: { error: { kind: string } }) => run.error.kind)).toEqual(["AgentFailedError", "AgentFailedError"]);
   }, 120_000);
