@@ -183,17 +183,19 @@ describe("refusals, before any run", () => {
 });
 
 describe("shadowbook sweep", () => {
-  it("prints the header, one row per combination and agent, the best combination; --out writes the same sweep.json every time", async () => {
+  it("prints the header, one row per combination and agent, the best combination; --out writes the same sweep.json on 2 workers and on 1", async () => {
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
     const outs = [join(dir, "a"), join(dir, "b")];
     let report: SweepReport | undefined;
     try {
-      for (const out of outs) report = await sweepCommand("default", { vary: ["mm-eth.spreadBps=4,30"], seeds: "1", workers: "2", duration: String(DURATION), out, progress: false });
+      // Through the pool, then in this thread: the same file either way.
+      for (const [index, out] of outs.entries()) report = await sweepCommand("default", { vary: ["mm-eth.spreadBps=4,30"], seeds: "1", workers: index === 0 ? "2" : "1", duration: String(DURATION), out, progress: false });
     } finally {
       vi.restoreAllMocks();
     }
     expect(lines[0]).toBe(`shadowbook sweep default: 2 combinations x 1 seed = 2 runs of ${DURATION} simulated s on 2 workers`);
+    expect(lines.filter((line) => line.startsWith("shadowbook sweep default:"))[1]).toBe(`shadowbook sweep default: 2 combinations x 1 seed = 2 runs of ${DURATION} simulated s on 1 worker`);
     expect(lines[1]).toMatch(/^mm-eth\.spreadBps {2}agent {3}runs {2}net PnL mean/);
     // One seed: no standard deviation ("-"), and min = max = mean.
     const rows = lines[1]!.split("\n").slice(2).map((row) => row.trim().split(/\s+/));
