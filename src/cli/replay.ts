@@ -86,7 +86,7 @@ import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { codeIdentity, nodeMajor, replayCodeIdentity } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
-import { describeLogEnd, readInputLog, replayInputLog, shown, type InputLog, type LogEnd, type ThrownStep } from "../record/replay.ts";
+import { describeLogEnd, openInputLog, replayInputLog, shown, type InputLogHeader, type LogEnd, type ThrownStep } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { checkListen } from "./serve.ts";
@@ -315,16 +315,17 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     // Before the replay runs the Exchange: literal sites it tenures now would stay tenured while serving.
     tuneHeapForServing();
   }
-  const log = readInputLog(path);
+  // Read a batch at a time: a live session's log may be larger than memory, or than one read can hold (record/replay.ts).
+  const log = openInputLog(path);
   const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() }, { recorded: log.replayCode, running: replayCodeIdentity() });
   const started = performance.now();
   const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
   const seconds = (performance.now() - started) / 1_000;
-  console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.steps.length.toLocaleString("en-US")} steps logged`);
+  console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.stepCount.toLocaleString("en-US")} steps logged`);
   for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);
   if (log.command !== undefined) console.log(rerunLine(log.command, code));
   const logEnd = log.end === undefined ? {} : { logEnd: log.end };
-  if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.steps.length)}`);
+  if (log.end !== undefined) console.log(`  warning: the log ${describeLogEnd(log.end, log.stepCount)}`);
   for (const line of thrownLines(result.threw)) console.log(line);
   if (result.divergence !== undefined) {
     const { step, replayed } = result.divergence;
@@ -345,7 +346,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   if (untilMicros === undefined && options.stateOut === undefined && options.serve !== true) return { steps: result.steps, fingerprint: result.fingerprint, diverged: false, code, ...logEnd };
 
   const state = exchangeState(result.exchange);
-  printDigest(state, result.steps, log.steps.length);
+  printDigest(state, result.steps, log.stepCount);
   const statePath = options.stateOut ?? join(dirname(path), `state-${microsToMillis(untilMicros ?? state.timeMicros)}.json`);
   writeFileSync(statePath, `${JSON.stringify(stateFile(log, result.steps, result.fingerprint, state), null, 2)}\n`);
   console.log(`  wrote ${statePath}`);
@@ -367,8 +368,8 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
  * means bytes after the marker were not read (the log is whole). Always
  * present, so that a reader need not tell a whole log from an older file.
  */
-export function stateFile(log: InputLog, steps: number, fingerprint: string, state: ExchangeState): Record<string, unknown> {
-  const logEnd = log.end === undefined ? null : { ...log.end, stepsRead: log.steps.length, message: `the log ${describeLogEnd(log.end, log.steps.length)}` };
+export function stateFile(log: InputLogHeader, steps: number, fingerprint: string, state: ExchangeState): Record<string, unknown> {
+  const logEnd = log.end === undefined ? null : { ...log.end, stepsRead: log.stepCount, message: `the log ${describeLogEnd(log.end, log.stepCount)}` };
   return { log: log.path, scenario: log.scenario, seed: log.seed, ...(log.command === undefined ? {} : { command: log.command }), steps, fingerprint, logEnd, state };
 }
 
@@ -380,7 +381,7 @@ function printDigest(state: ExchangeState, steps: number, logged: number): void 
 }
 
 /** Serves the replayed Exchange until SIGINT or SIGTERM; prints the URLs and how to act as the run's accounts. */
-async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock: ClockMode; host: string; port: number }): Promise<RunningServer> {
+async function serveReplayed(log: InputLogHeader, exchange: Exchange, options: { clock: ClockMode; host: string; port: number }): Promise<RunningServer> {
   const running = await startLiveServer({
     config: configFromJson(log.configJson),
     seed: log.seed,
@@ -406,7 +407,7 @@ async function serveReplayed(log: InputLog, exchange: Exchange, options: { clock
 }
 
 /** The accounts a developer may act as, with the agent's name and key when the scenario loads by its name. */
-async function accountLines(log: InputLog, exchange: Exchange): Promise<string[]> {
+async function accountLines(log: InputLogHeader, exchange: Exchange): Promise<string[]> {
   const trusted = !exchange.config.gateway.verifySignatures;
   const names = await agentNamesByWallet(log.scenario);
   const lines = [

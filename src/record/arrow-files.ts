@@ -63,6 +63,56 @@ export class ArrowIpcError extends Error {
   }
 }
 
+/**
+ * Bytes read by position: a buffer in memory (`bytesSource`), or a file read
+ * a window at a time (file-bytes.ts), so that a stream larger than one read
+ * can hold is walked without reading it whole.
+ */
+export interface ByteSource {
+  readonly length: number;
+  /** bytes[at, at + length), cut at the end; valid until the next call (read it at once). */
+  slice(at: number, length: number): Uint8Array;
+}
+
+/** A buffer as a ByteSource (its views are subarrays). */
+export function bytesSource(bytes: Uint8Array): ByteSource {
+  return { length: bytes.length, slice: (at, length) => bytes.subarray(at, at + length) };
+}
+
+/** The little-endian int32 at `at` (which must lie inside the source). */
+function int32At(source: ByteSource, at: number): number {
+  const bytes = source.slice(at, 4);
+  return bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24);
+}
+
+/** The bytes [from, end) of `source` are all zero (what a crash can leave of blocks never written). Read a window at a time. */
+export function zerosFrom(source: ByteSource, from: number): boolean {
+  for (let at = from; at < source.length; at += ZERO_SCAN_BYTES) {
+    const bytes = source.slice(at, ZERO_SCAN_BYTES);
+    // memcmp against zeros: a crash's tail may be gigabytes (a file system that allocated ahead).
+    if (Buffer.compare(bytes, ZEROS.subarray(0, bytes.length)) !== 0) return false;
+  }
+  return true;
+}
+
+/** Where the zeros that end `source` begin (its length when its last byte is not zero). Read a window at a time from the end. */
+export function trailingZerosStart(source: ByteSource): number {
+  let end = source.length;
+  while (end > 0) {
+    const from = Math.max(0, end - ZERO_SCAN_BYTES);
+    const bytes = source.slice(from, end - from);
+    if (Buffer.compare(bytes, ZEROS.subarray(0, bytes.length)) !== 0) {
+      for (let i = bytes.length - 1; i >= 0; i--) if (bytes[i] !== 0) return from + i + 1;
+    }
+    end = from;
+  }
+  return 0;
+}
+
+/** The span zerosFrom and trailingZerosStart read at once, and as many zeros to compare it with. */
+const ZERO_SCAN_BYTES = 1024 * 1024;
+const ZEROS = new Uint8Array(ZERO_SCAN_BYTES);
+
 /** `bytes` starts with "ARROW1" (an Arrow IPC file, not a stream). */
 export function startsWithArrowMagic(bytes: Uint8Array): boolean {
   return bytes.length >= ARROW_MAGIC.length && ARROW_MAGIC.every((byte, i) => bytes[i] === byte);
@@ -605,26 +655,20 @@ export function describeDamage(walk: StreamWalk): string {
  * cut at its end. (Each candidate that fails costs a thrown error: a file
  * crafted to be full of them takes seconds per 8 MB.)
  */
-function nextMessageAt(bytes: Uint8Array, view: DataView, from: number, schema: SchemaLayout): number {
-  for (let at = from; at + 8 <= bytes.length; at += 8) {
-    if (view.getInt32(at, true) !== CONTINUATION) continue;
-    const metaLength = view.getInt32(at + 4, true);
+function nextMessageAt(source: ByteSource, from: number, schema: SchemaLayout): number {
+  for (let at = from; at + 8 <= source.length; at += 8) {
+    if (int32At(source, at) !== CONTINUATION) continue;
+    const metaLength = int32At(source, at + 4);
     const metaEnd = at + 8 + metaLength;
-    if (metaLength <= 0 || metaLength % 8 !== 0 || metaEnd > bytes.length) continue;
+    if (metaLength <= 0 || metaLength % 8 !== 0 || metaEnd > source.length) continue;
     try {
-      const info = verifyMessage(bytes.subarray(at + 8, metaEnd), schema);
-      if (!Number.isNaN(info.bodyLength) && metaEnd + info.bodyLength <= bytes.length) return at;
+      const info = verifyMessage(source.slice(at + 8, metaLength), schema);
+      if (!Number.isNaN(info.bodyLength) && metaEnd + info.bodyLength <= source.length) return at;
     } catch (error) {
       if (!(error instanceof ArrowIpcError)) throw error;
     }
   }
   return -1;
-}
-
-/** bytes[from, end) are all zero (what a crash can leave of blocks never written). */
-function zeros(bytes: Uint8Array, from: number): boolean {
-  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
-  return true;
 }
 
 /**
@@ -637,14 +681,15 @@ function zeros(bytes: Uint8Array, from: number): boolean {
  * lengths). A message whose metadata is complete but fails verification
  * throws an ArrowIpcError naming it.
  */
-export function walkStream(bytes: Uint8Array): StreamWalk {
+export function walkStream(bytes: Uint8Array | ByteSource): StreamWalk {
   return walkStreamTail(bytes).walk;
 }
 
 /** walkStream, and where the last complete record batch lies. */
-export function walkStreamTail(bytes: Uint8Array): { walk: StreamWalk; lastBatch: LastBatch } {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const continued = bytes.length >= 4 && view.getInt32(0, true) === CONTINUATION;
+export function walkStreamTail(input: Uint8Array | ByteSource): { walk: StreamWalk; lastBatch: LastBatch } {
+  const source = input instanceof Uint8Array ? bytesSource(input) : input;
+  const size = source.length;
+  const continued = size >= 4 && int32At(source, 0) === CONTINUATION;
   let at = 0;
   let index = 0;
   let completeBytes = -1;
@@ -657,29 +702,29 @@ export function walkStreamTail(bytes: Uint8Array): { walk: StreamWalk; lastBatch
     // what lies after its start is its own bytes (a recorded frame may hold anything), or pages an OS crash
     // left unwritten before ones it wrote.
     if ((stop === "length" || stop === "body-length") && continued && schema !== undefined) {
-      const next = nextMessageAt(bytes, view, at + 8, schema);
+      const next = nextMessageAt(source, at + 8, schema);
       if (next >= 0) return { walk: { completeBytes, messages: index, stop: "damaged", continued, damage: { at, nextMessageAt: next }, markerEnd: -1 }, lastBatch };
     }
     return { walk: { completeBytes, messages: index, stop, continued, damage: null, markerEnd }, lastBatch };
   };
-  while (at + 4 <= bytes.length) {
+  while (at + 4 <= size) {
     let metaStart = at + 4;
-    let metaLength = view.getInt32(at, true);
+    let metaLength = int32At(source, at);
     if (metaLength === CONTINUATION) {
-      if (at + 8 > bytes.length) break;
-      metaLength = view.getInt32(at + 4, true);
+      if (at + 8 > size) break;
+      metaLength = int32At(source, at + 4);
       metaStart = at + 8;
     }
     // The marker: continuation and zero length (what writers write), or a bare zero length that ends the bytes
     // (the legacy marker). Zeros inside the bytes without the continuation are a zero-filled tail, not a close.
-    if (metaLength === 0) return metaStart === at + 8 || at + 4 === bytes.length ? result("end-of-stream", metaStart) : result("cut");
+    if (metaLength === 0) return metaStart === at + 8 || at + 4 === size ? result("end-of-stream", metaStart) : result("cut");
     const metaEnd = metaStart + metaLength;
-    if (metaLength > SCHEMA_METADATA_MAX || (index === 0 && !continued && metaEnd > bytes.length)) return result("length");
+    if (metaLength > SCHEMA_METADATA_MAX || (index === 0 && !continued && metaEnd > size)) return result("length");
     if (metaLength < 0 || (metaEnd - at) % 8 !== 0) return result("length");
-    if (metaEnd > bytes.length) break;
+    if (metaEnd > size) break;
     let info: MessageInfo;
     try {
-      const metadata = bytes.subarray(metaStart, metaEnd);
+      const metadata = source.slice(metaStart, metaLength);
       // A stream starts with its schema: a first message that is a valid batch is no stream (and cannot be checked without one).
       if (index === 0 && messageTable(new Flatbuffer(metadata)).headerType !== HEADER_SCHEMA) return result("not-schema");
       info = verifyMessage(metadata, schema);
@@ -687,12 +732,12 @@ export function walkStreamTail(bytes: Uint8Array): { walk: StreamWalk; lastBatch
       if (!(error instanceof ArrowIpcError)) throw error;
       // Zeros from a byte of this metadata to the end of the file (its last page, and every one after it, not
       // written: the pages of a write need not reach the disk in order) are a crash's cut, not damage.
-      if (zeros(bytes, metaEnd - 1)) break;
+      if (zerosFrom(source, metaEnd - 1)) break;
       throw new ArrowIpcError(`the metadata of ${messageName(index, at)} is invalid: ${error.message}`, index);
     }
     if (Number.isNaN(info.bodyLength)) return result("body-length");
     const end = metaEnd + info.bodyLength;
-    if (end > bytes.length) break;
+    if (end > size) break;
     if (info.schema !== undefined) schema = info.schema;
     if (info.headerType === HEADER_RECORD_BATCH) {
       previousCompleteBytes = completeBytes;

@@ -21,11 +21,12 @@
  * describeLogEnd): a server killed with -9 leaves such a log, and it replays;
  * what the file lacks is named rather than passed over.
  */
-import { DataType, RecordBatchStreamReader, Table, tableFromIPC, type RecordBatch, type Vector } from "apache-arrow";
+import { DataType, RecordBatchStreamReader, tableFromIPC, type RecordBatch, type Schema } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, walkStreamTail, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { CHUNK_BYTES, FileBytes } from "./file-bytes.ts";
 import { CODE_KEY, COMMAND_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 import { readWholeFile } from "./read-file.ts";
 
@@ -62,7 +63,8 @@ export interface LogEnd {
   readonly readBytes: number;
 }
 
-export interface InputLog {
+/** A log's metadata, how it ends and how many steps it has (InputLog and StreamedInputLog add the steps). */
+export interface InputLogHeader {
   /** The file read (messages name it). */
   readonly path: string;
   readonly scenario: string;
@@ -82,7 +84,8 @@ export interface InputLog {
   readonly replayCode?: string;
   /** The Node.js major version that recorded the log (`shadowbook.node`); undefined for a log written before logs named it. Only reported. */
   readonly node?: string;
-  readonly steps: readonly LoggedStep[];
+  /** The steps read (of the complete batches, for a log cut short). */
+  readonly stepCount: number;
   /** Set when the log's bytes do not end as a closed log's do (describeLogEnd says how); its steps are those read. */
   readonly end?: LogEnd;
   /**
@@ -90,6 +93,16 @@ export interface InputLog {
    * the outputs its last fingerprint covers. A replay fingerprints no more.
    */
   readonly failedAfterOutputs?: number;
+}
+
+/** A log read whole (readInputLog): every step in memory. */
+export interface InputLog extends InputLogHeader {
+  readonly steps: readonly LoggedStep[];
+}
+
+/** A log whose steps are read from its file on each iteration, a batch at a time (openInputLog): a log of any size. */
+export interface StreamedInputLog extends InputLogHeader {
+  readonly steps: Iterable<LoggedStep>;
 }
 
 /**
@@ -151,42 +164,72 @@ function readLogBytes(path: string): Buffer {
 }
 
 /**
- * The log's table: an Arrow IPC file (a simulated run) read whole; an Arrow
- * IPC stream (the live server, live-input-log.ts) read up to its last
- * complete record batch, since a killed server leaves the batch it was
- * writing cut short and no end-of-stream marker. A file is written whole at
- * the end of a run, so one cut short (no closing magic) is refused. Either
- * is checked (arrow-files.ts: its footer or message walk, every message's
- * metadata verified) before apache-arrow decodes it.
+ * The log's schema and record batches: an Arrow IPC file (a simulated run)
+ * read whole; an Arrow IPC stream (the live server, live-input-log.ts) read
+ * up to its last complete record batch, since a killed server leaves the
+ * batch it was writing cut short and no end-of-stream marker. A file is
+ * written whole at the end of a run, so one cut short (no closing magic) is
+ * refused. Either is checked (arrow-files.ts: its footer or message walk,
+ * every message's metadata verified) before apache-arrow decodes it.
+ *
+ * A stream is never read whole: a live session's log grows without bound,
+ * past the 2 GiB one read can hold. Its walk reads each message's lengths
+ * and metadata through a window (file-bytes.ts), and `batches` decodes it a
+ * chunk at a time, afresh on each iteration, so a replay holds one batch of
+ * steps at a time. (A file is a simulated run's, written from memory in one
+ * piece: it is read whole, and one above 2 GiB is refused as too large.)
  */
-function readLogTable(path: string): { table: Table; end?: LogEnd } {
-  const bytes = readLogBytes(path);
-  if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
-  const corrupt = (error: unknown): never => {
-    if (error instanceof ArrowIpcError) throw new InputLogError(`${named(path)} is corrupt: ${error.message}`, { cause: error });
-    throw error;
-  };
-  if (startsWithArrowMagic(bytes)) {
-    if (bytes.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(bytes)) {
-      throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
-    }
-    try {
-      checkArrowFile(bytes);
-    } catch (error) {
-      return corrupt(error);
-    }
-    try {
-      return { table: tableFromIPC(bytes) };
-    } catch (error) {
-      throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
-    }
+interface LogBatches {
+  readonly schema: Schema;
+  /** The record batches in order; each iteration reads them again. */
+  readonly batches: Iterable<RecordBatch>;
+  readonly end?: LogEnd;
+}
+
+function readLogBatches(path: string, chunkBytes = CHUNK_BYTES): LogBatches {
+  const source = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+  try {
+    if (source.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
+    if (startsWithArrowMagic(source.slice(0, ARROW_MAGIC.length))) return readLogFile(path);
+    return readLogStream(path, source, chunkBytes);
+  } finally {
+    source.close();
   }
+}
+
+/** An ArrowIpcError as the log's corruption; anything else as it is. */
+function corrupt(path: string, error: unknown): never {
+  if (error instanceof ArrowIpcError) throw new InputLogError(`${named(path)} is corrupt: ${error.message}`, { cause: error });
+  throw error;
+}
+
+/** An Arrow IPC file (a simulated run's log), read whole. */
+function readLogFile(path: string): LogBatches {
+  const bytes = readLogBytes(path);
+  if (bytes.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(bytes)) {
+    throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
+  }
+  try {
+    checkArrowFile(bytes);
+  } catch (error) {
+    return corrupt(path, error);
+  }
+  try {
+    const table = tableFromIPC(bytes);
+    return { schema: table.schema, batches: table.batches };
+  } catch (error) {
+    throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
+  }
+}
+
+/** An Arrow IPC stream (a live server's log), walked through `source` and decoded from the file a chunk at a time. */
+function readLogStream(path: string, source: FileBytes, chunkBytes: number): LogBatches {
   let walk: StreamWalk;
   let lastBatch: LastBatch;
   try {
-    ({ walk, lastBatch } = walkStreamTail(bytes));
+    ({ walk, lastBatch } = walkStreamTail(source));
   } catch (error) {
-    return corrupt(error);
+    return corrupt(path, error);
   }
   // A crash cuts a stream at its end; bytes damaged in the middle would silently drop every input after them.
   if (walk.stop === "damaged") throw new InputLogError(`${named(path)} is damaged: ${describeDamage(walk)}`);
@@ -197,15 +240,59 @@ function readLogTable(path: string): { table: Table; end?: LogEnd } {
     throw new InputLogError(`${named(path)} is not an Arrow IPC stream or file`);
   }
   // The complete messages (a batch cut short by a crash is left out), all verified.
-  const readTo = unwrittenTail(bytes, walk, lastBatch) ? lastBatch.previousCompleteBytes : walk.completeBytes;
-  const batches: RecordBatch[] = [];
+  const readTo = unwrittenTail(source, walk, lastBatch) ? lastBatch.previousCompleteBytes : walk.completeBytes;
+  const end = streamEnd(source, walk, readTo);
+  const fileBytes = source.length;
+  let schema: Schema;
+  const opened = openStreamReader(path, fileBytes, readTo, chunkBytes);
   try {
-    const reader = RecordBatchStreamReader.from(bytes.subarray(0, readTo)).open();
-    for (const batch of reader) batches.push(batch);
-    const end = streamEnd(bytes, walk, readTo);
-    return { table: new Table(reader.schema, batches), ...(end === undefined ? {} : { end }) };
+    schema = opened.reader.schema;
+  } finally {
+    opened.source.close();
+  }
+  const batches: Iterable<RecordBatch> = {
+    *[Symbol.iterator]() {
+      const { reader, source } = openStreamReader(path, fileBytes, readTo, chunkBytes);
+      let read = 0;
+      try {
+        for (;;) {
+          let next: IteratorResult<RecordBatch>;
+          try {
+            next = reader.next();
+          } catch (error) {
+            throw new InputLogError(`${named(path)} is corrupt: record batch ${read + 1} cannot be read`, { cause: error });
+          }
+          if (next.done === true) return;
+          read++;
+          yield next.value;
+        }
+      } finally {
+        // apache-arrow's cancel does not reach the chunks' generator: the file is closed here.
+        source.close();
+      }
+    },
+  };
+  return { schema, batches, ...(end === undefined ? {} : { end }) };
+}
+
+/**
+ * A reader of the stream's bytes [0, readTo) from a file of `fileBytes`
+ * bytes, opened (its schema read), pulling the file `chunkBytes` at a time,
+ * and the file it reads, which the caller closes.
+ */
+function openStreamReader(path: string, fileBytes: number, readTo: number, chunkBytes: number): { reader: RecordBatchStreamReader; source: FileBytes } {
+  const source = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+  try {
+    // Read up to where the walk found complete batches: a live log may have grown since (it is appended to).
+    if (source.length < readTo) {
+      throw new InputLogError(`${named(path)} is ${source.length.toLocaleString("en-US")} bytes, shorter than the ${fileBytes.toLocaleString("en-US")} it was when opened: it changed while being read`);
+    }
+    const reader = RecordBatchStreamReader.from(source.chunks(0, readTo, chunkBytes)).open() as RecordBatchStreamReader;
+    return { reader, source };
   } catch (error) {
-    throw new InputLogError(`${named(path)} is corrupt: record batch ${batches.length + 1} cannot be read`, { cause: error });
+    source.close();
+    if (error instanceof InputLogError) throw error;
+    throw new InputLogError(`${named(path)} is corrupt: its schema cannot be read`, { cause: error });
   }
 }
 
@@ -220,20 +307,18 @@ function readLogTable(path: string): { table: Table; end?: LogEnd } {
  * whose lengths ran past the end would be (its steps were never durable, so
  * never answered with --durability sync).
  */
-function unwrittenTail(bytes: Uint8Array, walk: StreamWalk, lastBatch: LastBatch): boolean {
+function unwrittenTail(source: ByteSource, walk: StreamWalk, lastBatch: LastBatch): boolean {
   if (walk.stop === "end-of-stream" || lastBatch.previousCompleteBytes < 0) return false;
-  let zerosFrom = bytes.length;
-  while (zerosFrom > 0 && bytes[zerosFrom - 1] === 0) zerosFrom--;
-  return zerosFrom < lastBatch.dataEnd;
+  return trailingZerosStart(source) < lastBatch.dataEnd;
 }
 
 /** How a stream read up to `readTo` (its complete batches) ends, when not as a closed log's does. */
-function streamEnd(bytes: Uint8Array, walk: StreamWalk, readTo: number): LogEnd | undefined {
-  const fileBytes = bytes.length;
+function streamEnd(source: ByteSource, walk: StreamWalk, readTo: number): LogEnd | undefined {
+  const fileBytes = source.length;
   if (walk.stop !== "end-of-stream") return { kind: readTo < fileBytes ? "cut" : "unclosed", fileBytes, readBytes: readTo };
   if (walk.markerEnd >= fileBytes) return undefined;
   // Zeros after a "marker" are what a crash leaves of a message whose first bytes alone reached the disk: a cut.
-  if (bytes.subarray(walk.markerEnd).every((byte) => byte === 0)) return { kind: "cut", fileBytes, readBytes: walk.completeBytes };
+  if (zerosFrom(source, walk.markerEnd)) return { kind: "cut", fileBytes, readBytes: walk.completeBytes };
   return { kind: "trailing", fileBytes, readBytes: walk.markerEnd };
 }
 
@@ -255,18 +340,48 @@ const COLUMNS: readonly { name: string; type: string; is: (type: DataType) => bo
   { name: "fingerprint", type: "Utf8", is: (type) => DataType.isUtf8(type) },
 ];
 
-/** A column the replay reads: present, of its type. */
-function column(table: Table, path: string, name: string): Vector {
+/** The index of a column the replay reads in the schema: present, of its type. */
+function columnIndex(schema: Schema, path: string, name: string): number {
   const spec = COLUMNS.find((entry) => entry.name === name)!;
-  const field = table.schema.fields.find((entry) => entry.name === name);
-  if (field === undefined) throw new InputLogError(`${named(path)}: column "${name}" is missing: not a shadowbook input log`);
-  if (!spec.is(field.type)) throw new InputLogError(`${named(path)}: column "${name}" is ${String(field.type)}, expected ${spec.type}`);
-  return table.getChild(name)!;
+  const index = schema.fields.findIndex((entry) => entry.name === name);
+  if (index < 0) throw new InputLogError(`${named(path)}: column "${name}" is missing: not a shadowbook input log`);
+  const type = schema.fields[index]!.type;
+  if (!spec.is(type)) throw new InputLogError(`${named(path)}: column "${name}" is ${String(type)}, expected ${spec.type}`);
+  return index;
 }
 
+/**
+ * Reads a log whole: its metadata and every step, in memory. For a log of
+ * any size, openInputLog reads the same steps one batch at a time.
+ */
 export function readInputLog(path: string): InputLog {
-  const { table, end } = readLogTable(path);
-  const meta = table.schema.metadata;
+  const { header, steps } = openLog(path);
+  const list = [...steps];
+  return { ...header, stepCount: list.length, steps: list };
+}
+
+/**
+ * Opens a log for a replay of any size: its metadata, and its steps read
+ * from the file again on each iteration of `steps`, one record batch at a
+ * time (a replay holds one batch of steps, not the log). Every step is read
+ * and checked once here (a damaged value, a payload that is not JSON),
+ * so a log that cannot be replayed is refused before any step runs, as
+ * readInputLog refuses it, and `stepCount` is known. A file that changes
+ * between the two reads (a live log still being written grows after its
+ * complete batches, which are all that is read) is refused when it shrank.
+ * `chunkBytes`: the bytes of a live log read at a time (default 4 MiB).
+ */
+export function openInputLog(path: string, options: { chunkBytes?: number } = {}): StreamedInputLog {
+  const { header, steps } = openLog(path, options.chunkBytes);
+  let stepCount = 0;
+  for (const _step of steps) stepCount++;
+  return { ...header, stepCount, steps };
+}
+
+/** The log's metadata (checked), and its steps as an iterable that reads and checks them from its batches. */
+function openLog(path: string, chunkBytes?: number): { header: Omit<InputLogHeader, "stepCount">; steps: Iterable<LoggedStep> } {
+  const { schema, batches, end } = readLogBatches(path, chunkBytes);
+  const meta = schema.metadata;
   const need = (key: string): string => {
     const value = meta.get(key);
     if (value === undefined) throw new InputLogError(`${named(path)}: schema metadata "${key}" is missing: not a shadowbook input log`);
@@ -297,36 +412,13 @@ export function readInputLog(path: string): InputLog {
   }
   const outline = configOutlineProblem(config);
   if (outline !== undefined) throw new InputLogError(`${named(path)}: schema metadata "shadowbook.config" is not an exchange configuration: ${outline}`);
-  const time = column(table, path, "timeMicros");
-  const kind = column(table, path, "kind");
-  const payload = column(table, path, "payload");
-  const fingerprint = column(table, path, "fingerprint");
-  const steps: LoggedStep[] = [];
-  // One try around the loop (a row costs nothing more); `index` says which step failed.
-  let index = 0;
-  try {
-    for (; index < table.numRows; index++) {
-      const text = payload.get(index) as string | null;
-      const recorded = fingerprint.get(index) as string | null;
-      // Not a digest's digits: the log's bytes were damaged (else replay would call it a divergence, and print the damage).
-      if (recorded === null || !FINGERPRINT_TEXT.test(recorded)) {
-        const what = recorded === null ? "missing (null)" : shown(recorded);
-        throw new InputLogError(`${named(path)} is corrupt: the fingerprint of step ${index} is ${what}, not ${FINGERPRINT_PREFIX_DIGITS} or 64 hex digits`);
-      }
-      steps.push({
-        index,
-        timeMicros: Number(time.get(index) as bigint | number),
-        kind: kind.get(index) as string,
-        input: text === null ? undefined : (JSON.parse(text) as ExchangeInput),
-        fingerprint: recorded,
-      });
-    }
-  } catch (error) {
-    if (error instanceof InputLogError) throw error;
-    if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
-    throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
-  }
-  return {
+  const columns: StepColumns = {
+    time: columnIndex(schema, path, "timeMicros"),
+    kind: columnIndex(schema, path, "kind"),
+    payload: columnIndex(schema, path, "payload"),
+    fingerprint: columnIndex(schema, path, "fingerprint"),
+  };
+  const header = {
     path,
     scenario,
     seed,
@@ -337,10 +429,52 @@ export function readInputLog(path: string): InputLog {
     ...(replayCode === undefined ? {} : { replayCode }),
     ...(command === undefined ? {} : { command }),
     ...(node === undefined ? {} : { node }),
-    steps,
     ...(end === undefined ? {} : { end }),
     ...(failedAfterOutputs === undefined ? {} : { failedAfterOutputs }),
   };
+  return { header, steps: { [Symbol.iterator]: () => stepsOf(path, batches, columns) } };
+}
+
+/** Where the columns a replay reads are in the log's schema. */
+interface StepColumns {
+  readonly time: number;
+  readonly kind: number;
+  readonly payload: number;
+  readonly fingerprint: number;
+}
+
+/** The steps of `batches`, numbered from 0 across them, each checked as it is read. */
+function* stepsOf(path: string, batches: Iterable<RecordBatch>, columns: StepColumns): Generator<LoggedStep, void, undefined> {
+  let index = 0;
+  for (const batch of batches) {
+    const time = batch.getChildAt(columns.time)!;
+    const kind = batch.getChildAt(columns.kind)!;
+    const payload = batch.getChildAt(columns.payload)!;
+    const fingerprint = batch.getChildAt(columns.fingerprint)!;
+    const rows = batch.numRows;
+    for (let row = 0; row < rows; row++, index++) {
+      let step: LoggedStep;
+      // `index` says which step failed.
+      try {
+        step = readStep(path, index, (time.get(row) as bigint | number), kind.get(row) as string, payload.get(row) as string | null, fingerprint.get(row) as string | null);
+      } catch (error) {
+        if (error instanceof InputLogError) throw error;
+        if (error instanceof SyntaxError) throw new InputLogError(`${named(path)}: the payload of step ${index} is not valid JSON`, { cause: error });
+        throw new InputLogError(`${named(path)} is corrupt: step ${index} cannot be read`, { cause: error });
+      }
+      yield step;
+    }
+  }
+}
+
+/** One step from its row's values. */
+function readStep(path: string, index: number, time: bigint | number, kind: string, text: string | null, recorded: string | null): LoggedStep {
+  // Not a digest's digits: the log's bytes were damaged (else replay would call it a divergence, and print the damage).
+  if (recorded === null || !FINGERPRINT_TEXT.test(recorded)) {
+    const what = recorded === null ? "missing (null)" : shown(recorded);
+    throw new InputLogError(`${named(path)} is corrupt: the fingerprint of step ${index} is ${what}, not ${FINGERPRINT_PREFIX_DIGITS} or 64 hex digits`);
+  }
+  return { index, timeMicros: Number(time), kind, input: text === null ? undefined : (JSON.parse(text) as ExchangeInput), fingerprint: recorded };
 }
 
 /**
@@ -349,7 +483,7 @@ export function readInputLog(path: string): InputLog {
  * (a field missing deep in it: a TypeError) is named without the
  * JavaScript detail.
  */
-function exchangeOf(log: InputLog): Exchange {
+function exchangeOf(log: InputLogHeader): Exchange {
   try {
     return new Exchange({ config: configFromJson(log.configJson), startMicros: log.startMicros, seed: log.seed });
   } catch (error) {
@@ -375,7 +509,7 @@ function exchangeOf(log: InputLog): Exchange {
  * replayed (InputLogError, naming the step and the error): a payload the
  * Exchange cannot take (a TypeError) is named as such.
  */
-export function replayInputLog(log: InputLog, options: { untilMicros?: number; steps?: readonly LoggedStep[] } = {}): ReplayResult & { exchange: Exchange } {
+export function replayInputLog(log: InputLog | StreamedInputLog, options: { untilMicros?: number; steps?: Iterable<LoggedStep> } = {}): ReplayResult & { exchange: Exchange } {
   const exchange = exchangeOf(log);
   const fingerprint = new Fingerprint();
   const hashed = log.failedAfterOutputs ?? Infinity;
@@ -422,7 +556,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : `thrown ${typeof error}: ${String(error)}`;
 }
 
-function cannotReplay(log: InputLog, step: LoggedStep, error: unknown): InputLogError {
+function cannotReplay(log: InputLogHeader, step: LoggedStep, error: unknown): InputLogError {
   const why = error instanceof TypeError ? `its payload is not a valid ${step.kind} input (SHADOWBOOK_DEBUG=1 shows where it failed)` : error instanceof Error ? error.message : errorText(error);
   return new InputLogError(`${named(log.path)}: step ${step.index} (${step.kind} at ${step.timeMicros} µs) cannot be replayed: ${why}`, { cause: error });
 }

@@ -10,7 +10,9 @@
  *    crash replays its complete batches").
  * 2. A log too large for one read (over 2 GiB, a long recorded load test)
  *    is refused with Node's error code (ERR_FS_FILE_TOO_LARGE) instead of
- *    words.
+ *    words. (Since session 28 a live log, an Arrow IPC stream, is never read
+ *    whole, and replays at any size: test/record/replay-large-log.test.ts.
+ *    A simulated run's log, an Arrow IPC file, is still read whole.)
  * 3. A run that fails inside a step (an output listener throwing, as
  *    ExchangeInvariants does for `fuzz` and `run --invariants`): the log's
  *    last fingerprint is that of a step cut short, which a replay running
@@ -20,7 +22,7 @@
  *    as `shadowbook fuzz` writes it), and the replay hashes no more.
  */
 import { createHash } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readFileSync, ftruncateSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, ftruncateSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -113,9 +115,10 @@ describe("a live log whose last batch a crash left partly unwritten (zeros to th
 });
 
 describe("a log too large to read at once", () => {
-  it("is refused in words, with its size and the limit, not Node's error code", () => {
+  it("an Arrow IPC file (a simulated run's log, read whole) is refused in words, with its size and the limit, not Node's error code", () => {
     const path = join(directory(), "huge.arrow");
     const fd = openSync(path, "w");
+    writeSync(fd, Buffer.from("ARROW1\0\0"));
     ftruncateSync(fd, 3 * 1024 ** 3); // sparse: no disk used
     closeSync(fd);
     let message = "";
@@ -127,6 +130,14 @@ describe("a log too large to read at once", () => {
     expect(message).not.toMatch(/ERR_FS_FILE_TOO_LARGE/);
     expect(message).toMatch(/^input log ".*huge\.arrow" is too large to read: 3,221,225,472 bytes, more than the 2 GiB/);
     expect(fileReadProblem(Object.assign(new RangeError("File size (5) is greater than 2 GiB"), { code: "ERR_FS_FILE_TOO_LARGE" }))).toMatch(/^is too large to read/);
+  });
+
+  it("3 GiB of zeros is no Arrow stream, said without reading it whole", () => {
+    const path = join(directory(), "zeros.arrow");
+    const fd = openSync(path, "w");
+    ftruncateSync(fd, 3 * 1024 ** 3);
+    closeSync(fd);
+    expect(() => readInputLog(path)).toThrow(/^input log ".*zeros\.arrow" is not an Arrow IPC stream or file$/);
   });
 });
 

@@ -1,0 +1,153 @@
+/**
+ * A live log (an Arrow IPC stream) is replayed without reading it whole: the
+ * walk reads each message's lengths and metadata through a window, and the
+ * steps are decoded a chunk at a time, once to check them and count them,
+ * once to replay them (src/record/replay.ts openInputLog). So a log past
+ * the 2 GiB one read can hold replays, and a replay holds one batch of
+ * steps, not the log.
+ */
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import scenario from "../../scenarios/default.ts";
+import { replayCommand } from "../../src/cli/replay.ts";
+import { CHUNK_BYTES } from "../../src/record/file-bytes.ts";
+import { InputLogRecorder } from "../../src/record/input-log.ts";
+import { openInputLog, readInputLog, replayInputLog, type LoggedStep } from "../../src/record/replay.ts";
+import { runScenario } from "../../src/sim/runner.ts";
+
+let dir: string;
+/** A simulated run's log (an Arrow IPC file). */
+let filePath: string;
+/** The same steps as a live log: an Arrow IPC stream of several batches, closed. */
+let stream: Buffer;
+let rows: number;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "shadowbook-replay-large-"));
+  const recorder = new InputLogRecorder();
+  await runScenario(scenario, { durationSeconds: 20, observers: [recorder] });
+  filePath = join(dir, "run.arrow");
+  recorder.write(filePath);
+  const table = tableFromIPC(readFileSync(filePath));
+  rows = table.numRows;
+  // Batches of 97 rows, as a live server's group commits cut them (the stream is larger than one decode chunk).
+  const parts: Table[] = [];
+  for (let from = 0; from < rows; from += 97) parts.push(table.slice(from, Math.min(rows, from + 97)));
+  stream = Buffer.from(tableToIPC(new Table(parts.flatMap((part) => part.batches)), "stream"));
+}, 120_000);
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+function file(name: string, bytes: Uint8Array): string {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** The file descriptors this process has open. */
+function openFiles(): number {
+  return readdirSync("/proc/self/fd").length;
+}
+
+async function replay(path: string): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof replayCommand>>; exitCode: typeof process.exitCode }> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+  const before = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    const result = await replayCommand(path, {});
+    return { lines, result, exitCode: process.exitCode };
+  } finally {
+    process.exitCode = before;
+    spy.mockRestore();
+  }
+}
+
+describe("a live log read a batch at a time", () => {
+  it("gives the steps a whole read gives, on every iteration, and replays to the same fingerprint", () => {
+    const path = file("live.arrow", stream);
+    const whole = readInputLog(path);
+    // Chunks of 1,000 bytes: messages straddle them, and chunk boundaries fall inside lengths, metadata and bodies.
+    const streamed = openInputLog(path, { chunkBytes: 1_000 });
+    expect(stream.length).toBeGreaterThan(20 * 1_000);
+    expect(streamed.stepCount).toBe(rows);
+    expect(whole.stepCount).toBe(rows);
+    const first: LoggedStep[] = [...streamed.steps];
+    expect(first).toEqual(whole.steps);
+    expect([...streamed.steps], "a second iteration reads the file again").toEqual(first);
+    expect(first.map((step) => step.index)).toEqual(Array.from({ length: rows }, (_, i) => i));
+    const fromFile = replayInputLog(readInputLog(filePath));
+    const result = replayInputLog(streamed);
+    expect(result.divergence).toBeUndefined();
+    expect(result.steps).toBe(rows);
+    expect(result.fingerprint).toBe(fromFile.fingerprint);
+  });
+
+  it("closes the file after a whole iteration, one broken off (replay --until), and a refusal", () => {
+    const path = file("fds.arrow", stream);
+    const before = openFiles();
+    const log = openInputLog(path);
+    expect(openFiles()).toBe(before);
+    for (const step of log.steps) if (step.index === 5) break;
+    expect(openFiles()).toBe(before);
+    const until = log.stepCount > 10 ? [...log.steps][10]!.timeMicros : 0;
+    expect(replayInputLog(log, { untilMicros: until }).steps).toBeLessThan(rows);
+    expect(openFiles()).toBe(before);
+    const damaged = file("fds-damaged.arrow", stream.subarray(0, 4));
+    expect(() => openInputLog(damaged)).toThrow(/truncated/);
+    expect(openFiles()).toBe(before);
+  });
+
+  it("refuses a damaged value in the last batch before any step runs", async () => {
+    // The last step's fingerprint is all 64 digits, the last text of the last batch: damage one of them.
+    // It ends the last batch's body, before the body's zero padding and the 8-byte end-of-stream marker.
+    const damaged = Buffer.from(stream);
+    let end = stream.length - 8;
+    while (damaged[end - 1] === 0) end--;
+    expect(damaged.toString("latin1", end - 64, end)).toMatch(/^[0-9a-f]{64}$/);
+    damaged[end - 54] = "g".charCodeAt(0);
+    const path = file("damaged-last.arrow", damaged);
+    expect(() => openInputLog(path)).toThrow(new RegExp(`is corrupt: the fingerprint of step ${rows - 1} is "[0-9a-f]{10}g`));
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+    try {
+      await expect(replayCommand(path, {})).rejects.toThrow(/is corrupt/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines, "nothing replayed, nothing printed").toEqual([]);
+  });
+
+  it("refuses a file that shrank between the check and the replay", () => {
+    const path = file("shrinks.arrow", stream);
+    const log = openInputLog(path);
+    truncateSync(path, Math.floor(stream.length / 2));
+    expect(() => replayInputLog(log)).toThrow(/is \d[\d,]* bytes, shorter than the [\d,]+ it was when opened: it changed while being read/);
+  });
+});
+
+describe("a live log past 2 GiB", () => {
+  it("replays: its complete batches, the zeros a crash left after them named as a cut", async () => {
+    // A server killed between commits, on a file system that had allocated the file ahead: no end-of-stream
+    // marker, zeros up to 2 GiB and beyond (sparse: no disk used). Node cannot read such a file into one Buffer.
+    const unclosed = stream.subarray(0, stream.length - 8);
+    const path = file("past-2-gib.arrow", unclosed);
+    const size = 2 * 1024 ** 3 + 3 * CHUNK_BYTES + 5;
+    const fd = openSync(path, "r+");
+    ftruncateSync(fd, size);
+    closeSync(fd);
+    const { lines, result, exitCode } = await replay(path);
+    expect(exitCode).toBeUndefined();
+    expect(result.diverged).toBe(false);
+    expect(result.steps).toBe(rows);
+    expect(result.fingerprint).toBe(replayInputLog(readInputLog(filePath)).fingerprint);
+    expect(result.logEnd).toEqual({ kind: "cut", fileBytes: size, readBytes: unclosed.length });
+    expect(lines.join("\n")).toMatch(new RegExp(`warning: the log is truncated: its last ${(size - unclosed.length).toLocaleString("en-US")} of ${size.toLocaleString("en-US")} bytes are not a complete record batch`));
+  }, 60_000);
+});
