@@ -113,6 +113,7 @@ program
   .option("--clock <mode>", `with --serve: manual (moves only via POST /admin/clock) or wall (runs from the replayed time) (default: "${REPLAY_SERVE_DEFAULTS.clock}")`)
   .option("--port <port>", `with --serve: TCP port (0 = any free port) (default: "${REPLAY_SERVE_DEFAULTS.port}")`)
   .option("--host <host>", `with --serve: address to listen on (default: "${REPLAY_SERVE_DEFAULTS.host}")`)
+  .option("--no-progress", "no progress line (one appears on stderr when a replay takes over 2 s)")
   .action(async (log: string, options: ReplayCommandOptions) => {
     await replayCommand(log, options);
   });

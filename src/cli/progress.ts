@@ -1,23 +1,32 @@
 /**
- * A progress bar on the virtual clock, on stderr: the share of simulated
- * time done, the virtual time reached, and events per second so far. On a
- * terminal it redraws one line; otherwise (CI logs) it prints a line at
- * every tenth of the run.
+ * Progress bars on stderr. On a terminal one line is redrawn; otherwise
+ * (CI logs) a line is printed at every tenth of the work.
+ *
+ * - progressBar: a run on the virtual clock: the share of simulated time
+ *   done, the virtual time reached, and events per second so far.
+ * - replayProgress: a replay: the check of the log (steps read so far),
+ *   then the steps replayed of the log's, the virtual time reached, and
+ *   steps per second; silent for its first REPLAY_QUIET_SECONDS, so that a
+ *   short replay prints nothing.
  */
-import { formatMicros } from "../core/time.ts";
+import { formatMicros, type Micros } from "../core/time.ts";
 import type { Progress } from "../sim/runner.ts";
 
 const WIDTH = 30;
+/** A replay that ends sooner shows no progress. */
+export const REPLAY_QUIET_SECONDS = 2;
 
-export function progressBar(stream: NodeJS.WriteStream = process.stderr): { update(progress: Progress): void; done(): void } {
+interface Bar {
+  update(progress: Progress): void;
+  done(): void;
+}
+
+/** Draws a share of the work and a text: a redrawn bar on a terminal, a line per tenth elsewhere. */
+function lineDrawer(stream: NodeJS.WriteStream): { draw(share: number, text: string): void; done(): void } {
   let lastTenth = -1;
   let drawn = false;
   return {
-    update(progress) {
-      const span = progress.endMicros - progress.startMicros;
-      const share = span === 0 ? 1 : Math.min(1, (progress.atMicros - progress.startMicros) / span);
-      const rate = progress.wallSeconds > 0 ? Math.round(progress.events / progress.wallSeconds) : 0;
-      const text = `${formatMicros(progress.atMicros)}  ${(share * 100).toFixed(0).padStart(3)}%  ${progress.events.toLocaleString("en-US")} events  ${rate.toLocaleString("en-US")} events/s`;
+    draw(share, text) {
       if (stream.isTTY) {
         const filled = Math.round(share * WIDTH);
         stream.write(`\r[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`);
@@ -32,6 +41,75 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): { upda
     },
     done() {
       if (drawn) stream.write("\n");
+    },
+  };
+}
+
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): Bar {
+  const drawer = lineDrawer(stream);
+  return {
+    update(progress) {
+      const span = progress.endMicros - progress.startMicros;
+      const share = span === 0 ? 1 : Math.min(1, (progress.atMicros - progress.startMicros) / span);
+      const rate = progress.wallSeconds > 0 ? Math.round(progress.events / progress.wallSeconds) : 0;
+      drawer.draw(share, `${formatMicros(progress.atMicros)}  ${(share * 100).toFixed(0).padStart(3)}%  ${progress.events.toLocaleString("en-US")} events  ${rate.toLocaleString("en-US")} events/s`);
+    },
+    done: () => drawer.done(),
+  };
+}
+
+/** Off a terminal, how often a line says how the check of a log goes (its steps are not known before it ends). */
+export const CHECK_LINE_SECONDS = 10;
+
+/**
+ * The progress of a replay: first the check of the log (openInputLog reads
+ * every step once: `checked`), then the replay of its `total` steps
+ * (`replaying`, then `replayed`). `nowSeconds` is the wall clock (a
+ * driver's: the replay itself runs on the log's virtual times).
+ */
+export function replayProgress(stream: NodeJS.WriteStream = process.stderr, nowSeconds: () => number = () => performance.now() / 1_000): {
+  checked(steps: number, atMicros: Micros): void;
+  replaying(total: number): void;
+  replayed(steps: number, atMicros: Micros): void;
+  done(): void;
+} {
+  const drawer = lineDrawer(stream);
+  const started = nowSeconds();
+  let phaseStarted = started;
+  let total = 0;
+  let checkLineAt = -Infinity;
+  let checkDrawn = false;
+  let replaying = false;
+  const rate = (steps: number, seconds: number) => `${(seconds > 0 ? Math.round(steps / seconds) : 0).toLocaleString("en-US")} steps/s`;
+  return {
+    checked(steps, atMicros) {
+      const now = nowSeconds();
+      if (now - started < REPLAY_QUIET_SECONDS) return;
+      const text = `checking the log: step ${steps.toLocaleString("en-US")}  ${formatMicros(atMicros)}  ${rate(steps, now - phaseStarted)}`;
+      if (stream.isTTY) {
+        stream.write(`\r${text}`);
+        checkDrawn = true;
+      } else if (now - checkLineAt >= CHECK_LINE_SECONDS) {
+        checkLineAt = now;
+        stream.write(`${text}\n`);
+      }
+    },
+    replaying(steps) {
+      total = steps;
+      replaying = true;
+      phaseStarted = nowSeconds();
+      // The check's line stays as it was last drawn; the replay's bar starts below it.
+      if (checkDrawn) stream.write("\n");
+    },
+    replayed(steps, atMicros) {
+      const now = nowSeconds();
+      if (now - started < REPLAY_QUIET_SECONDS) return;
+      const share = total === 0 ? 1 : Math.min(1, steps / total);
+      drawer.draw(share, `step ${steps.toLocaleString("en-US")} of ${total.toLocaleString("en-US")}  ${(share * 100).toFixed(0).padStart(3)}%  ${formatMicros(atMicros)}  ${rate(steps, now - phaseStarted)}`);
+    },
+    done() {
+      if (checkDrawn && !replaying) stream.write("\n");
+      drawer.done();
     },
   };
 }

@@ -66,6 +66,11 @@
  * version, same outputs), so a determinism bug or an altered log. Exit
  * statuses are as above.
  *
+ * A replay that takes over 2 s shows its progress on stderr (steps of the
+ * log's, virtual time, steps per second: progress.ts replayProgress);
+ * `--no-progress` turns it off. A live log is read a batch at a time
+ * (record/replay.ts openInputLog), so a log of any size replays.
+ *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
  * replays nothing and writes no state file. `--clock`, `--port` and
@@ -86,9 +91,10 @@ import { defaultSignerThreads } from "../live/signer-pool.ts";
 import { codeIdentity, nodeMajor, replayCodeIdentity } from "../record/code-id.ts";
 import { exchangeState, stateCounts, type ExchangeState } from "../record/exchange-state.ts";
 import { configFromJson } from "../record/input-log.ts";
-import { describeLogEnd, openInputLog, replayInputLog, shown, type InputLogHeader, type LogEnd, type ThrownStep } from "../record/replay.ts";
+import { describeLogEnd, openInputLog, replayInputLog, shown, type InputLogHeader, type LogEnd, type LoggedStep, type StreamedInputLog, type ThrownStep } from "../record/replay.ts";
 import { agentPrivateKey } from "../sim/agent-host.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
+import { replayProgress } from "./progress.ts";
 import { checkListen } from "./serve.ts";
 import { stopOnSignals } from "./shutdown.ts";
 
@@ -102,6 +108,8 @@ export interface ReplayCommandOptions {
   port?: string;
   /** With `serve` only (refused without it); default REPLAY_SERVE_DEFAULTS.host. */
   host?: string;
+  /** false: no progress line on stderr (progress.ts replayProgress: it appears only when a replay takes over 2 s). */
+  progress?: boolean;
 }
 
 /**
@@ -316,10 +324,24 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     tuneHeapForServing();
   }
   // Read a batch at a time: a live session's log may be larger than memory, or than one read can hold (record/replay.ts).
-  const log = openInputLog(path);
+  const bar = options.progress === false ? undefined : replayProgress();
+  let log: StreamedInputLog;
+  try {
+    log = openInputLog(path, bar === undefined ? {} : { onProgress: (checked, last) => bar.checked(checked, last.timeMicros) });
+  } catch (error) {
+    bar?.done();
+    throw error;
+  }
+  bar?.replaying(log.stepCount);
   const code = compareCode(log.code, codeIdentity(), { recorded: log.node, running: nodeMajor() }, { recorded: log.replayCode, running: replayCodeIdentity() });
   const started = performance.now();
-  const result = replayInputLog(log, untilMicros === undefined ? {} : { untilMicros });
+  const onProgress = bar === undefined ? {} : { onProgress: (replayed: number, last: LoggedStep) => bar.replayed(replayed, last.timeMicros) };
+  let result: ReturnType<typeof replayInputLog>;
+  try {
+    result = replayInputLog(log, { ...(untilMicros === undefined ? {} : { untilMicros }), ...onProgress });
+  } finally {
+    bar?.done();
+  }
   const seconds = (performance.now() - started) / 1_000;
   console.log(`shadowbook replay ${path}: scenario ${printable(log.scenario)}, seed ${log.seed}, ${log.stepCount.toLocaleString("en-US")} steps logged`);
   for (const line of [codeLine(code), nodeLine(code)]) if (line !== undefined) console.log(line);

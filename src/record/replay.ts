@@ -369,12 +369,14 @@ export function readInputLog(path: string): InputLog {
  * readInputLog refuses it, and `stepCount` is known. A file that changes
  * between the two reads (a live log still being written grows after its
  * complete batches, which are all that is read) is refused when it shrank.
- * `chunkBytes`: the bytes of a live log read at a time (default 4 MiB).
+ * `chunkBytes`: the bytes of a live log read at a time (default 4 MiB);
+ * `onProgress`: called every PROGRESS_EVERY steps checked, with their count
+ * and the last one (checking a log of gigabytes takes a while).
  */
-export function openInputLog(path: string, options: { chunkBytes?: number } = {}): StreamedInputLog {
+export function openInputLog(path: string, options: { chunkBytes?: number; onProgress?: (checked: number, last: LoggedStep) => void } = {}): StreamedInputLog {
   const { header, steps } = openLog(path, options.chunkBytes);
   let stepCount = 0;
-  for (const _step of steps) stepCount++;
+  for (const step of steps) if (++stepCount % PROGRESS_EVERY === 0) options.onProgress?.(stepCount, step);
   return { ...header, stepCount, steps };
 }
 
@@ -508,8 +510,11 @@ function exchangeOf(log: InputLogHeader): Exchange {
  * is listed in `threw`. When it does not match, the step cannot be
  * replayed (InputLogError, naming the step and the error): a payload the
  * Exchange cannot take (a TypeError) is named as such.
+ *
+ * `onProgress` is called every PROGRESS_EVERY steps with the steps replayed
+ * and the last one (a progress line for a long log: cli/replay.ts).
  */
-export function replayInputLog(log: InputLog | StreamedInputLog, options: { untilMicros?: number; steps?: Iterable<LoggedStep> } = {}): ReplayResult & { exchange: Exchange } {
+export function replayInputLog(log: InputLog | StreamedInputLog, options: ReplayOptions = {}): ReplayResult & { exchange: Exchange } {
   const exchange = exchangeOf(log);
   const fingerprint = new Fingerprint();
   const hashed = log.failedAfterOutputs ?? Infinity;
@@ -527,6 +532,7 @@ export function replayInputLog(log: InputLog | StreamedInputLog, options: { unti
       if (options.untilMicros !== undefined && step.timeMicros > options.untilMicros) break;
       const error = runStep(exchange, step);
       replayed++;
+      if (replayed % PROGRESS_EVERY === 0) options.onProgress?.(replayed, step);
       digest = fingerprint.digest();
       const matched = digest.startsWith(step.fingerprint);
       if (error !== undefined) {
@@ -540,6 +546,18 @@ export function replayInputLog(log: InputLog | StreamedInputLog, options: { unti
     detach();
   }
 }
+
+export interface ReplayOptions {
+  /** Replay the steps at or before this time only. */
+  readonly untilMicros?: number;
+  /** These steps instead of the log's. */
+  readonly steps?: Iterable<LoggedStep>;
+  /** Called every PROGRESS_EVERY steps. */
+  readonly onProgress?: (replayed: number, last: LoggedStep) => void;
+}
+
+/** How often replayInputLog calls `onProgress`, in steps. */
+export const PROGRESS_EVERY = 1_024;
 
 /** Runs one step; what it threw, or undefined. */
 function runStep(exchange: Exchange, step: LoggedStep): unknown {
