@@ -16,6 +16,7 @@
  *    `--no-progress` stderr gets none, and the run is the same.
  */
 import { describe, expect, it } from "vitest";
+import { fakeStream } from "../helpers/fake-stream.ts";
 import { shadowbook } from "./shadowbook-process.ts";
 import { progressBar } from "../../src/cli/progress.ts";
 import { formatMicros, MICROS_PER_SECOND } from "../../src/core/time.ts";
@@ -26,18 +27,6 @@ import { BASE } from "../sim/fixtures/fuzz-scenario.ts";
 const START = DEFAULT_START_MS * 1_000;
 const HOUR = 3_600 * MICROS_PER_SECOND;
 
-/** A write stream that keeps what was written; a terminal or not. */
-function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; writes: string[] } {
-  const writes: string[] = [];
-  const stream = {
-    isTTY,
-    write(chunk: string | Uint8Array): boolean {
-      writes.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-      return true;
-    },
-  } as unknown as NodeJS.WriteStream;
-  return { stream, writes };
-}
 
 /** Progress of a one-hour run at `share` of its virtual time. */
 function at(share: number, wallSeconds: number, events = 1_000): Progress {

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import scenario from "../../scenarios/default.ts";
-import { replayCommand } from "../../src/cli/replay.ts";
 import { codeIdentity, nodeMajor, replayCodeIdentity } from "../../src/record/code-id.ts";
 import { CODE_KEY, InputLogRecorder, NODE_KEY, REPLAY_CODE_KEY } from "../../src/record/input-log.ts";
 import { runScenario } from "../../src/sim/runner.ts";
+import { runReplay } from "../helpers/replay-command.ts";
 
 const OTHER = "0.0.9+0123456789ab";
 const OTHER_REPLAY = "0.0.9+ba9876543210";
@@ -73,17 +73,7 @@ const noNode = (meta: Map<string, string>) => meta.delete(NODE_KEY);
 async function replay(name: string, bytes: Buffer) {
   const path = join(dir, name);
   writeFileSync(path, bytes);
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const before = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    const result = await replayCommand(path, {});
-    return { lines, result, exitCode: process.exitCode };
-  } finally {
-    process.exitCode = before;
-    spy.mockRestore();
-  }
+  return runReplay(path);
 }
 
 describe("replay names the code that recorded the log", () => {

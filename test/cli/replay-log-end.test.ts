@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import scenario from "../../scenarios/default.ts";
-import { replayCommand } from "../../src/cli/replay.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { readInputLog } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
+import { runReplay } from "../helpers/replay-command.ts";
 
 let dir: string;
 /** A live-format log of three batches, closed (with its end-of-stream marker). */
@@ -56,19 +56,7 @@ function file(name: string, bytes: Uint8Array): string {
 }
 
 /** Runs `shadowbook replay <path>`; returns its lines, its result and the exit status it set. */
-async function replay(path: string, options: Parameters<typeof replayCommand>[1] = {}): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof replayCommand>>; exitCode: typeof process.exitCode }> {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const before = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    const result = await replayCommand(path, options);
-    return { lines, result, exitCode: process.exitCode };
-  } finally {
-    process.exitCode = before;
-    spy.mockRestore();
-  }
-}
+const replay = runReplay;
 
 describe("replay of a live log that does not end as a closed one", () => {
   it("a closed log: every step, no warning", async () => {

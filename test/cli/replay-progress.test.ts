@@ -18,18 +18,8 @@ import { formatMicros } from "../../src/core/time.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, PROGRESS_EVERY, readInputLog, replayInputLog } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
+import { fakeStream } from "../helpers/fake-stream.ts";
 
-function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; writes: string[] } {
-  const writes: string[] = [];
-  const stream = {
-    isTTY,
-    write(chunk: string | Uint8Array): boolean {
-      writes.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-      return true;
-    },
-  } as unknown as NodeJS.WriteStream;
-  return { stream, writes };
-}
 
 const T0 = 1_767_225_600_000_000;
 

@@ -17,6 +17,7 @@ import { CHUNK_BYTES } from "../../src/record/file-bytes.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, readInputLog, replayInputLog, type LoggedStep } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
+import { runReplay } from "../helpers/replay-command.ts";
 
 let dir: string;
 /** A simulated run's log (an Arrow IPC file). */
@@ -53,20 +54,6 @@ function file(name: string, bytes: Uint8Array): string {
 /** The file descriptors this process has open. */
 function openFiles(): number {
   return readdirSync("/proc/self/fd").length;
-}
-
-async function replay(path: string): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof replayCommand>>; exitCode: typeof process.exitCode }> {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const before = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    const result = await replayCommand(path, {});
-    return { lines, result, exitCode: process.exitCode };
-  } finally {
-    process.exitCode = before;
-    spy.mockRestore();
-  }
 }
 
 describe("a live log read a batch at a time", () => {
@@ -142,7 +129,7 @@ describe("a live log past 2 GiB", () => {
     const fd = openSync(path, "r+");
     ftruncateSync(fd, size);
     closeSync(fd);
-    const { lines, result, exitCode } = await replay(path);
+    const { lines, result, exitCode } = await runReplay(path);
     expect(exitCode).toBeUndefined();
     expect(result.diverged).toBe(false);
     expect(result.steps).toBe(rows);
