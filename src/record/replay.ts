@@ -363,22 +363,36 @@ export function readInputLog(path: string): InputLog {
 /**
  * Opens a log for a replay of any size: its metadata, and its steps read
  * from the file again on each iteration of `steps`, one record batch at a
- * time (a replay holds one batch of steps, not the log). Every step is read
+ * time (a replay holds one batch of steps, not the log); a log of at most
+ * KEPT_STEPS_MAX steps is kept as read instead (one read, as readInputLog's). Every step is read
  * and checked once here (a damaged value, a payload that is not JSON),
  * so a log that cannot be replayed is refused before any step runs, as
  * readInputLog refuses it, and `stepCount` is known. A file that changes
  * between the two reads (a live log still being written grows after its
  * complete batches, which are all that is read) is refused when it shrank.
  * `chunkBytes`: the bytes of a live log read at a time (default 4 MiB);
+ * `keptStepsMax`: the most steps kept rather than read again (default KEPT_STEPS_MAX);
  * `onProgress`: called every PROGRESS_EVERY steps checked, with their count
  * and the last one (checking a log of gigabytes takes a while).
  */
-export function openInputLog(path: string, options: { chunkBytes?: number; onProgress?: (checked: number, last: LoggedStep) => void } = {}): StreamedInputLog {
+export function openInputLog(path: string, options: { chunkBytes?: number; keptStepsMax?: number; onProgress?: (checked: number, last: LoggedStep) => void } = {}): StreamedInputLog {
   const { header, steps } = openLog(path, options.chunkBytes);
   let stepCount = 0;
-  for (const step of steps) if (++stepCount % PROGRESS_EVERY === 0) options.onProgress?.(stepCount, step);
-  return { ...header, stepCount, steps };
+  // A log of up to keptStepsMax steps (an hour of the default scenario has 55,008) is kept as checked, not read twice.
+  const keptMax = options.keptStepsMax ?? KEPT_STEPS_MAX;
+  let kept: LoggedStep[] | null = [];
+  for (const step of steps) {
+    if (kept !== null) {
+      if (kept.length < keptMax) kept.push(step);
+      else kept = null;
+    }
+    if (++stepCount % PROGRESS_EVERY === 0) options.onProgress?.(stepCount, step);
+  }
+  return { ...header, stepCount, steps: kept ?? steps };
 }
+
+/** The most steps openInputLog keeps in memory rather than reads again (some tens of MB of parsed inputs). */
+const KEPT_STEPS_MAX = 100_000;
 
 /** The log's metadata (checked), and its steps as an iterable that reads and checks them from its batches. */
 function openLog(path: string, chunkBytes?: number): { header: Omit<InputLogHeader, "stepCount">; steps: Iterable<LoggedStep> } {

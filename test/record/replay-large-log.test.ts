@@ -3,8 +3,9 @@
  * walk reads each message's lengths and metadata through a window, and the
  * steps are decoded a chunk at a time, once to check them and count them,
  * once to replay them (src/record/replay.ts openInputLog). So a log past
- * the 2 GiB one read can hold replays, and a replay holds one batch of
- * steps, not the log.
+ * the 2 GiB one read can hold replays, and a replay of a log of more than
+ * KEPT_STEPS_MAX steps holds one batch of steps, not the log (the tests
+ * here set `keptStepsMax: 0` to read their small logs so).
  */
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,13 +62,19 @@ describe("a live log read a batch at a time", () => {
     const path = file("live.arrow", stream);
     const whole = readInputLog(path);
     // Chunks of 1,000 bytes: messages straddle them, and chunk boundaries fall inside lengths, metadata and bodies.
-    const streamed = openInputLog(path, { chunkBytes: 1_000 });
+    const streamed = openInputLog(path, { chunkBytes: 1_000, keptStepsMax: 0 });
     expect(stream.length).toBeGreaterThan(20 * 1_000);
     expect(streamed.stepCount).toBe(rows);
     expect(whole.stepCount).toBe(rows);
     const first: LoggedStep[] = [...streamed.steps];
     expect(first).toEqual(whole.steps);
     expect([...streamed.steps], "a second iteration reads the file again").toEqual(first);
+    expect(Array.isArray(streamed.steps)).toBe(false);
+    const kept = openInputLog(path);
+    expect(Array.isArray(kept.steps), "a log of few steps is kept as checked, not read twice").toBe(true);
+    expect(kept.steps).toEqual(whole.steps);
+    expect(openInputLog(path, { keptStepsMax: rows - 1 }).steps, "one step more than kept: read again").not.toBeInstanceOf(Array);
+    expect(openInputLog(path, { keptStepsMax: rows }).steps).toBeInstanceOf(Array);
     expect(first.map((step) => step.index)).toEqual(Array.from({ length: rows }, (_, i) => i));
     const fromFile = replayInputLog(readInputLog(filePath));
     const result = replayInputLog(streamed);
@@ -79,7 +86,7 @@ describe("a live log read a batch at a time", () => {
   it("closes the file after a whole iteration, one broken off (replay --until), and a refusal", () => {
     const path = file("fds.arrow", stream);
     const before = openFiles();
-    const log = openInputLog(path);
+    const log = openInputLog(path, { keptStepsMax: 0 });
     expect(openFiles()).toBe(before);
     for (const step of log.steps) if (step.index === 5) break;
     expect(openFiles()).toBe(before);
@@ -113,7 +120,7 @@ describe("a live log read a batch at a time", () => {
 
   it("refuses a file that shrank between the check and the replay", () => {
     const path = file("shrinks.arrow", stream);
-    const log = openInputLog(path);
+    const log = openInputLog(path, { keptStepsMax: 0 });
     truncateSync(path, Math.floor(stream.length / 2));
     expect(() => replayInputLog(log)).toThrow(/is \d[\d,]* bytes, shorter than the [\d,]+ it was when opened: it changed while being read/);
   });
