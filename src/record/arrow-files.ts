@@ -660,7 +660,8 @@ function nextMessageAt(source: ByteSource, from: number, schema: SchemaLayout): 
     if (int32At(source, at) !== CONTINUATION) continue;
     const metaLength = int32At(source, at + 4);
     const metaEnd = at + 8 + metaLength;
-    if (metaLength <= 0 || metaLength % 8 !== 0 || metaEnd > source.length) continue;
+    // Above SCHEMA_METADATA_MAX no message is credible (as in the walk): not read, so that a crafted file's candidates cost little.
+    if (metaLength <= 0 || metaLength % 8 !== 0 || metaLength > SCHEMA_METADATA_MAX || metaEnd > source.length) continue;
     try {
       const info = verifyMessage(source.slice(at + 8, metaLength), schema);
       if (!Number.isNaN(info.bodyLength) && metaEnd + info.bodyLength <= source.length) return at;

@@ -21,14 +21,14 @@
  * describeLogEnd): a server killed with -9 leaves such a log, and it replays;
  * what the file lacks is named rather than passed over.
  */
+import { createHash } from "node:crypto";
 import { DataType, RecordBatchStreamReader, tableFromIPC, type RecordBatch, type Schema } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
-import { CHUNK_BYTES, FileBytes } from "./file-bytes.ts";
+import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { CHUNK_BYTES, FileBytes, FileChangedError } from "./file-bytes.ts";
 import { CODE_KEY, COMMAND_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
-import { readWholeFile } from "./read-file.ts";
 
 /** One step of a log. */
 export interface LoggedStep {
@@ -158,11 +158,6 @@ function named(path: string): string {
   return `input log "${path}"`;
 }
 
-/** The file's bytes; a file that cannot be read is named with the reason (not Node's error text). */
-function readLogBytes(path: string): Buffer {
-  return readWholeFile(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
-}
-
 /**
  * The log's schema and record batches: an Arrow IPC file (a simulated run)
  * read whole; an Arrow IPC stream (the live server, live-input-log.ts) read
@@ -172,12 +167,14 @@ function readLogBytes(path: string): Buffer {
  * refused. Either is checked (arrow-files.ts: its footer or message walk,
  * every message's metadata verified) before apache-arrow decodes it.
  *
- * A stream is never read whole: a live session's log grows without bound,
+ * A log of up to WHOLE_READ_MAX bytes (and a pipe) is read whole, in one
+ * read. A larger stream is not: a live session's log grows without bound,
  * past the 2 GiB one read can hold. Its walk reads each message's lengths
  * and metadata through a window (file-bytes.ts), and `batches` decodes it a
- * chunk at a time, afresh on each iteration, so a replay holds one batch of
- * steps at a time. (A file is a simulated run's, written from memory in one
- * piece: it is read whole, and one above 2 GiB is refused as too large.)
+ * chunk at a time, afresh on each iteration, checking that each chunk is
+ * the one read before (fileChunks), so a replay holds one batch of steps at
+ * a time. (A file is a simulated run's, written from memory in one piece:
+ * it is read whole at any size, and one above 2 GiB is refused as too large.)
  */
 interface LogBatches {
   readonly schema: Schema;
@@ -186,15 +183,48 @@ interface LogBatches {
   readonly end?: LogEnd;
 }
 
-function readLogBatches(path: string, chunkBytes = CHUNK_BYTES): LogBatches {
-  const source = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+/** How the log's bytes are read (openInputLog's options). */
+export interface ReadOptions {
+  /** The bytes of a stream read at a time from the file (default CHUNK_BYTES). */
+  readonly chunkBytes?: number;
+  /** A file of at most this many bytes is read whole, once (default WHOLE_READ_MAX). */
+  readonly wholeReadMax?: number;
+}
+
+/**
+ * A log of at most this many bytes is read whole, in one read, as a
+ * snapshot: every pass decodes the bytes checked. A larger one (a live
+ * session's) is walked and decoded from the file, a chunk at a time.
+ */
+const WHOLE_READ_MAX = 256 * 1024 * 1024;
+
+function readLogBatches(path: string, options: ReadOptions = {}): LogBatches {
+  const refuse = (problem: string, cause: unknown) => new InputLogError(`${named(path)} ${problem}`, { cause });
+  const file = FileBytes.open(path, refuse);
   try {
-    if (source.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
-    if (startsWithArrowMagic(source.slice(0, ARROW_MAGIC.length))) return readLogFile(path);
-    return readLogStream(path, source, chunkBytes);
+    // A pipe (replay <(zcat log.gz)) has no positions: it is read once, whole, as a small file is.
+    if (!file.isRegularFile || file.length <= (options.wholeReadMax ?? WHOLE_READ_MAX)) return readLogBytes(path, file.readWhole(refuse));
+    if (startsWithArrowMagic(file.slice(0, ARROW_MAGIC.length))) return readLogFile(path, file.readWhole(refuse));
+    return readLogStream(path, file, fileChunks(path, options.chunkBytes ?? CHUNK_BYTES));
+  } catch (error) {
+    if (error instanceof FileChangedError) throw changed(path, error);
+    throw error;
   } finally {
-    source.close();
+    file.close();
   }
+}
+
+/** A log's bytes, read whole: an Arrow IPC file or stream. */
+function readLogBytes(path: string, bytes: Buffer): LogBatches {
+  if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
+  if (startsWithArrowMagic(bytes)) return readLogFile(path, bytes);
+  const whole = bytesSource(bytes);
+  return readLogStream(path, whole, (readTo) => ({ chunks: [bytes.subarray(0, readTo)], close: () => undefined }));
+}
+
+/** The refusal of a log that changed while it was read (a file rewritten or cut under the reader). */
+function changed(path: string, error: Error): InputLogError {
+  return new InputLogError(`${named(path)} changed while being read: ${error.message}`, { cause: error });
 }
 
 /** An ArrowIpcError as the log's corruption; anything else as it is. */
@@ -203,9 +233,8 @@ function corrupt(path: string, error: unknown): never {
   throw error;
 }
 
-/** An Arrow IPC file (a simulated run's log), read whole. */
-function readLogFile(path: string): LogBatches {
-  const bytes = readLogBytes(path);
+/** An Arrow IPC file (a simulated run's log): its bytes, read whole. */
+function readLogFile(path: string, bytes: Buffer): LogBatches {
   if (bytes.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(bytes)) {
     throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
   }
@@ -222,8 +251,46 @@ function readLogFile(path: string): LogBatches {
   }
 }
 
-/** An Arrow IPC stream (a live server's log), walked through `source` and decoded from the file a chunk at a time. */
-function readLogStream(path: string, source: FileBytes, chunkBytes: number): LogBatches {
+/** One pass over a stream's checked bytes [0, readTo): the chunks a decoder reads, and what to close after it. */
+type StreamPass = (readTo: number) => { chunks: Iterable<Uint8Array>; close(): void };
+
+/**
+ * Passes over a large log's file, `chunkBytes` at a time, each opening it
+ * again. The first pass that reads a chunk keeps its SHA-256; a later pass
+ * that reads other bytes there (the file rewritten in place: a server
+ * restarted on the same --record directory truncates and rewrites it) is
+ * refused as a file that changed, before apache-arrow decodes them, so the
+ * bytes replayed are the bytes checked. (A change between the walk, which
+ * reads the messages' metadata, and the first pass is not seen.)
+ */
+function fileChunks(path: string, chunkBytes: number): StreamPass {
+  const digests: string[] = [];
+  return (readTo) => {
+    const file = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+    function* chunks(): Generator<Uint8Array, void, undefined> {
+      let index = 0;
+      for (const chunk of file.chunks(0, readTo, chunkBytes)) {
+        const digest = createHash("sha256").update(chunk).digest("hex");
+        const known = digests[index];
+        if (known === undefined) digests[index] = digest;
+        else if (known !== digest) {
+          const from = index * chunkBytes;
+          throw new FileChangedError(`its bytes ${from.toLocaleString("en-US")}-${(from + chunk.length).toLocaleString("en-US")} are not those read before`);
+        }
+        index++;
+        yield chunk;
+      }
+    }
+    return { chunks: chunks(), close: () => file.close() };
+  };
+}
+
+/**
+ * An Arrow IPC stream (a live server's log): walked through `source` (its
+ * messages' metadata verified, its end told), then decoded from the chunks
+ * of a pass, afresh on each iteration of `batches`.
+ */
+function readLogStream(path: string, source: ByteSource, pass: StreamPass): LogBatches {
   let walk: StreamWalk;
   let lastBatch: LastBatch;
   try {
@@ -242,17 +309,16 @@ function readLogStream(path: string, source: FileBytes, chunkBytes: number): Log
   // The complete messages (a batch cut short by a crash is left out), all verified.
   const readTo = unwrittenTail(source, walk, lastBatch) ? lastBatch.previousCompleteBytes : walk.completeBytes;
   const end = streamEnd(source, walk, readTo);
-  const fileBytes = source.length;
+  const opened = openStreamReader(path, pass, readTo);
   let schema: Schema;
-  const opened = openStreamReader(path, fileBytes, readTo, chunkBytes);
   try {
     schema = opened.reader.schema;
   } finally {
-    opened.source.close();
+    opened.close();
   }
   const batches: Iterable<RecordBatch> = {
     *[Symbol.iterator]() {
-      const { reader, source } = openStreamReader(path, fileBytes, readTo, chunkBytes);
+      const { reader, close } = openStreamReader(path, pass, readTo);
       let read = 0;
       try {
         for (;;) {
@@ -260,6 +326,7 @@ function readLogStream(path: string, source: FileBytes, chunkBytes: number): Log
           try {
             next = reader.next();
           } catch (error) {
+            if (error instanceof FileChangedError) throw changed(path, error);
             throw new InputLogError(`${named(path)} is corrupt: record batch ${read + 1} cannot be read`, { cause: error });
           }
           if (next.done === true) return;
@@ -267,31 +334,22 @@ function readLogStream(path: string, source: FileBytes, chunkBytes: number): Log
           yield next.value;
         }
       } finally {
-        // apache-arrow's cancel does not reach the chunks' generator: the file is closed here.
-        source.close();
+        // apache-arrow's cancel does not reach the chunks' generator: the pass is closed here.
+        close();
       }
     },
   };
   return { schema, batches, ...(end === undefined ? {} : { end }) };
 }
 
-/**
- * A reader of the stream's bytes [0, readTo) from a file of `fileBytes`
- * bytes, opened (its schema read), pulling the file `chunkBytes` at a time,
- * and the file it reads, which the caller closes.
- */
-function openStreamReader(path: string, fileBytes: number, readTo: number, chunkBytes: number): { reader: RecordBatchStreamReader; source: FileBytes } {
-  const source = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+/** A reader of a pass over the stream's bytes [0, readTo), opened (its schema read), and what closes the pass. */
+function openStreamReader(path: string, pass: StreamPass, readTo: number): { reader: RecordBatchStreamReader; close(): void } {
+  const { chunks, close } = pass(readTo);
   try {
-    // Read up to where the walk found complete batches: a live log may have grown since (it is appended to).
-    if (source.length < readTo) {
-      throw new InputLogError(`${named(path)} is ${source.length.toLocaleString("en-US")} bytes, shorter than the ${fileBytes.toLocaleString("en-US")} it was when opened: it changed while being read`);
-    }
-    const reader = RecordBatchStreamReader.from(source.chunks(0, readTo, chunkBytes)).open() as RecordBatchStreamReader;
-    return { reader, source };
+    return { reader: RecordBatchStreamReader.from(chunks).open() as RecordBatchStreamReader, close };
   } catch (error) {
-    source.close();
-    if (error instanceof InputLogError) throw error;
+    close();
+    if (error instanceof FileChangedError) throw changed(path, error);
     throw new InputLogError(`${named(path)} is corrupt: its schema cannot be read`, { cause: error });
   }
 }
@@ -355,7 +413,7 @@ function columnIndex(schema: Schema, path: string, name: string): number {
  * any size, openInputLog reads the same steps one batch at a time.
  */
 export function readInputLog(path: string): InputLog {
-  const { header, steps } = openLog(path);
+  const { header, steps } = openLog(path, {});
   const list = [...steps];
   return { ...header, stepCount: list.length, steps: list };
 }
@@ -367,16 +425,18 @@ export function readInputLog(path: string): InputLog {
  * KEPT_STEPS_MAX steps is kept as read instead (one read, as readInputLog's). Every step is read
  * and checked once here (a damaged value, a payload that is not JSON),
  * so a log that cannot be replayed is refused before any step runs, as
- * readInputLog refuses it, and `stepCount` is known. A file that changes
- * between the two reads (a live log still being written grows after its
- * complete batches, which are all that is read) is refused when it shrank.
- * `chunkBytes`: the bytes of a live log read at a time (default 4 MiB);
+ * readInputLog refuses it, and `stepCount` is known. A live log still
+ * being written grows after its complete batches, which are all that is
+ * read; a large log whose bytes read change between the reads (rewritten in
+ * place, or cut) is refused as changed (fileChunks).
+ * `chunkBytes`: the bytes of a large live log read at a time (default 4 MiB);
+ * `wholeReadMax`: a log of at most this many bytes is read whole (default WHOLE_READ_MAX, 256 MiB);
  * `keptStepsMax`: the most steps kept rather than read again (default KEPT_STEPS_MAX);
  * `onProgress`: called every PROGRESS_EVERY steps checked, with their count
  * and the last one (checking a log of gigabytes takes a while).
  */
-export function openInputLog(path: string, options: { chunkBytes?: number; keptStepsMax?: number; onProgress?: (checked: number, last: LoggedStep) => void } = {}): StreamedInputLog {
-  const { header, steps } = openLog(path, options.chunkBytes);
+export function openInputLog(path: string, options: ReadOptions & { keptStepsMax?: number; onProgress?: (checked: number, last: LoggedStep) => void } = {}): StreamedInputLog {
+  const { header, steps } = openLog(path, options);
   let stepCount = 0;
   // A log of up to keptStepsMax steps (an hour of the default scenario has 55,008) is kept as checked, not read twice.
   const keptMax = options.keptStepsMax ?? KEPT_STEPS_MAX;
@@ -395,8 +455,8 @@ export function openInputLog(path: string, options: { chunkBytes?: number; keptS
 const KEPT_STEPS_MAX = 100_000;
 
 /** The log's metadata (checked), and its steps as an iterable that reads and checks them from its batches. */
-function openLog(path: string, chunkBytes?: number): { header: Omit<InputLogHeader, "stepCount">; steps: Iterable<LoggedStep> } {
-  const { schema, batches, end } = readLogBatches(path, chunkBytes);
+function openLog(path: string, options: ReadOptions): { header: Omit<InputLogHeader, "stepCount">; steps: Iterable<LoggedStep> } {
+  const { schema, batches, end } = readLogBatches(path, options);
   const meta = schema.metadata;
   const need = (key: string): string => {
     const value = meta.get(key);

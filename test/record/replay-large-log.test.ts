@@ -5,7 +5,7 @@
  * once to replay them (src/record/replay.ts openInputLog). So a log past
  * the 2 GiB one read can hold replays, and a replay of a log of more than
  * KEPT_STEPS_MAX steps holds one batch of steps, not the log (the tests
- * here set `keptStepsMax: 0` to read their small logs so).
+ * here set `keptStepsMax: 0` and `wholeReadMax: 0` to read their small logs so).
  */
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,7 +62,7 @@ describe("a live log read a batch at a time", () => {
     const path = file("live.arrow", stream);
     const whole = readInputLog(path);
     // Chunks of 1,000 bytes: messages straddle them, and chunk boundaries fall inside lengths, metadata and bodies.
-    const streamed = openInputLog(path, { chunkBytes: 1_000, keptStepsMax: 0 });
+    const streamed = openInputLog(path, { chunkBytes: 1_000, keptStepsMax: 0, wholeReadMax: 0 });
     expect(stream.length).toBeGreaterThan(20 * 1_000);
     expect(streamed.stepCount).toBe(rows);
     expect(whole.stepCount).toBe(rows);
@@ -86,7 +86,7 @@ describe("a live log read a batch at a time", () => {
   it("closes the file after a whole iteration, one broken off (replay --until), and a refusal", () => {
     const path = file("fds.arrow", stream);
     const before = openFiles();
-    const log = openInputLog(path, { keptStepsMax: 0 });
+    const log = openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 });
     expect(openFiles()).toBe(before);
     for (const step of log.steps) if (step.index === 5) break;
     expect(openFiles()).toBe(before);
@@ -120,9 +120,9 @@ describe("a live log read a batch at a time", () => {
 
   it("refuses a file that shrank between the check and the replay", () => {
     const path = file("shrinks.arrow", stream);
-    const log = openInputLog(path, { keptStepsMax: 0 });
+    const log = openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 });
     truncateSync(path, Math.floor(stream.length / 2));
-    expect(() => replayInputLog(log)).toThrow(/is \d[\d,]* bytes, shorter than the [\d,]+ it was when opened: it changed while being read/);
+    expect(() => replayInputLog(log)).toThrow(/changed while being read: it ended at byte [\d,]+ while being read, and was [\d,]+ bytes when opened/);
   });
 });
 
