@@ -31,8 +31,14 @@
  * BATCH_BYTES_MAX frame bytes) and appended to the file at once, and the
  * frame column's buffers are reused from batch to batch.
  *
- * Reading (`readMdRecording`) keeps the file's bytes: `frame(i)` is a view
- * into them, not a copy (copy it to keep it after the recording is dropped).
+ * Reading (`readMdRecording`) never reads the file whole (Node reads at
+ * most 2 GiB into one Buffer, and a day of a busy feed passes it): the checks
+ * walk its messages through a window (file-bytes.ts), and apache-arrow
+ * decodes its complete batches from chunks read in order (CHUNK_BYTES each).
+ * The recording keeps what it decoded: its rows' columns, and the frames in
+ * the chunks they were decoded from (or in the bytes given): `frame(i)` is a
+ * view into them, not a copy (copy it to keep it after the recording is
+ * dropped).
  * A file without the end-of-stream marker reads as its complete batches and
  * says so (`truncated`); one with bytes after the marker reads as its
  * stream and says so (`trailing`: they are not read), as an input log's
@@ -67,10 +73,11 @@ import {
   Struct,
   type Data,
 } from "apache-arrow";
-import { ArrowIpcError, checkArrowFile, describeDamage, startsWithArrowMagic, walkStream, type StreamStop, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, describeDamage, startsWithArrowMagic, walkStream, zerosFrom, type ByteSource, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
+import { CHUNK_BYTES, FileBytes } from "./file-bytes.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
-import { readWholeFile } from "./read-file.ts";
+import { fileReadProblem, readWholeFile } from "./read-file.ts";
 
 export const MD_RECORDING_FORMAT = "md-recording/1";
 export type MdRowKind = "subscribed" | "data" | "error" | "gap";
@@ -675,19 +682,22 @@ const FIRST_MESSAGE_PROBLEMS: Partial<Record<StreamStop, string>> = {
 
 /**
  * Walks the messages of an Arrow IPC stream (their metadata, verified, not
- * the batches' bodies: arrow-files.ts). Throws an MdRecordingError, naming
- * the file as `name`, when the bytes are not an Arrow IPC stream, end before
- * the schema does, or hold a message whose metadata is damaged.
+ * the batches' bodies: arrow-files.ts), in memory or read by position (a
+ * ByteSource such as a FileBytes: the file is not read whole). Throws an
+ * MdRecordingError, naming the file as `name`, when the bytes are not an
+ * Arrow IPC stream, end before the schema does, or hold a message whose
+ * metadata is damaged.
  */
-export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExtent {
-  if (bytes.length === 0) throw new MdRecordingError(`${name} is not a market-data recording: the file is empty`);
+export function scanStream(input: Uint8Array | ByteSource, name = "md recording"): StreamExtent {
+  const source = input instanceof Uint8Array ? bytesSource(input) : input;
+  if (source.length === 0) throw new MdRecordingError(`${name} is not a market-data recording: the file is empty`);
   const notStream = (why: string) => new MdRecordingError(`${name} is not a market-data recording: it is not an Arrow IPC stream (${why})`);
   // The first message must be a schema: anything else is not a stream at all (a short prefix of one is a truncated recording).
-  const continued = bytes.subarray(0, 4).every((byte) => byte === 0xff);
-  if (!continued && bytes.length < 4) throw notStream("it is too short to hold an Arrow message");
+  const continued = source.slice(0, 4).every((byte) => byte === 0xff);
+  if (!continued && source.length < 4) throw notStream("it is too short to hold an Arrow message");
   let walk: StreamWalk;
   try {
-    walk = walkStream(bytes);
+    walk = walkStream(source);
   } catch (error) {
     if (!(error instanceof ArrowIpcError)) throw error;
     // Without the continuation marker, a first "message" that fails the checks is most likely no Arrow at all.
@@ -699,7 +709,7 @@ export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExte
   if (walk.completeBytes < 0) {
     const problem = FIRST_MESSAGE_PROBLEMS[walk.stop];
     if (problem !== undefined) throw notStream(problem);
-    throw new MdRecordingError(`${name} is truncated before its schema ends (${bytes.length} bytes)`);
+    throw new MdRecordingError(`${name} is truncated before its schema ends (${source.length} bytes)`);
   }
   const endOfStream = walk.stop === "end-of-stream";
   return { completeBytes: walk.completeBytes, endOfStream, markerEnd: endOfStream ? walk.markerEnd : -1 };
@@ -710,7 +720,7 @@ export function scanStream(bytes: Uint8Array, name = "md recording"): StreamExte
  * the last whole record batch (or the schema), so a file cut anywhere reads
  * as its complete batches. Throws when not even the schema is complete.
  */
-export function completeStreamPrefix(bytes: Uint8Array): number {
+export function completeStreamPrefix(bytes: Uint8Array | ByteSource): number {
   return scanStream(bytes).completeBytes;
 }
 
@@ -724,10 +734,16 @@ function describeKind(metadata: Map<string, string>): string {
   return "no shadowbook.format";
 }
 
-/** The refusal of an Arrow IPC file (md-recording/1 is a stream), saying what kind of file it is when its schema tells. */
-function arrowFileError(bytes: Uint8Array, name: string): MdRecordingError {
+/**
+ * The refusal of an Arrow IPC file (md-recording/1 is a stream), saying what
+ * kind of file it is when its schema tells. `read` gives the file's bytes (a
+ * file is read whole for this; one that cannot be, too large, is an Arrow
+ * IPC file whose schema cannot be read).
+ */
+function arrowFileError(read: () => Uint8Array, name: string): MdRecordingError {
   let metadata: Map<string, string> | undefined;
   try {
+    const bytes = read();
     // Verified first: apache-arrow reads the footer, its schema and the dictionaries without checking them.
     checkArrowFile(bytes);
     const reader = RecordBatchReader.from(bytes);
@@ -790,6 +806,12 @@ export interface ReadMdRecordingOptions {
    * `md recording` for bytes), e.g. `marketData.recording "eth.arrow"`.
    */
   readonly name?: string;
+  /**
+   * For a path: the bytes of each read that feeds the decoder (default
+   * CHUNK_BYTES, 4 MiB; a positive integer). The frames are views into these
+   * chunks, so the recording holds them while it is kept.
+   */
+  readonly chunkBytes?: number;
 }
 
 /**
@@ -799,18 +821,63 @@ export interface ReadMdRecordingOptions {
  * the file and the rule, for a file that is missing, a directory, empty, not
  * an Arrow IPC stream (random bytes; an Arrow IPC *file*, such as an input
  * log), of another format, cut before its schema ends, or damaged.
+ *
+ * A file is never read whole (it may pass the 2 GiB one read can hold): it
+ * is walked through a window and decoded from chunks of `chunkBytes`, and
+ * closed before this returns or throws. (A FIFO or a device, which cannot
+ * be read by position, is read whole, up to 2 GiB.)
  */
 export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadMdRecordingOptions = {}): MdRecording {
-  const name = options.name ?? (typeof pathOrBytes === "string" ? `md recording "${pathOrBytes}"` : "md recording");
-  const bytes = typeof pathOrBytes === "string" ? readBytes(pathOrBytes, name) : pathOrBytes;
-  if (startsWithArrowMagic(bytes)) throw arrowFileError(bytes, name);
-  const extent = scanStream(bytes, name);
-  // The complete messages, without copying them: the reader ends where the bytes end, marker or not.
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  if (!(Number.isSafeInteger(chunkBytes) && chunkBytes > 0)) throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
+  if (typeof pathOrBytes !== "string") {
+    const bytes = pathOrBytes;
+    const name = options.name ?? "md recording";
+    if (startsWithArrowMagic(bytes)) throw arrowFileError(() => bytes, name);
+    const extent = scanStream(bytes, name);
+    // The complete messages, without copying them: the reader ends where the bytes end, marker or not.
+    return decodeRecording(bytes.subarray(0, extent.completeBytes), bytesSource(bytes), extent, name);
+  }
+  const path = pathOrBytes;
+  const name = options.name ?? `md recording "${path}"`;
+  const refuse = (problem: string, cause: unknown) => new MdRecordingError(`${name} ${problem}`, { cause });
+  const file = FileBytes.open(path, refuse);
+  try {
+    // A FIFO or a device (`<(zcat recording.arrow.gz)`, /dev/stdin from a pipe) has no size to read by position: read whole.
+    if (!file.isRegularFile) return readMdRecording(file.readWhole(refuse), { ...options, name });
+    if (startsWithArrowMagic(file.slice(0, ARROW_MAGIC.length))) throw arrowFileError(() => readBytes(path, name), name);
+    const extent = scanStream(file, name);
+    return decodeRecording(fileChunks(file, extent.completeBytes, chunkBytes, name), file, extent, name);
+  } finally {
+    // apache-arrow does not close the chunks' generator when it stops early (a refusal): the file is closed here.
+    file.close();
+  }
+}
+
+/**
+ * The file's bytes [0, to) in order, `chunkBytes` at a time; a read that
+ * fails (the file shrank under the reader) is an MdRecordingError naming it.
+ */
+function* fileChunks(file: FileBytes, to: number, chunkBytes: number, name: string): Generator<Uint8Array, void, undefined> {
+  try {
+    yield* file.chunks(0, to, chunkBytes);
+  } catch (error) {
+    throw new MdRecordingError(`${name} ${fileReadProblem(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Decodes a stream's complete messages (`stream`: its bytes [0,
+ * extent.completeBytes), whole or in chunks) into a recording; `source` is
+ * the whole file, for how it ends (recordingEnd).
+ */
+function decodeRecording(stream: Uint8Array | Iterable<Uint8Array>, source: ByteSource, extent: StreamExtent, name: string): MdRecording {
   let reader: RecordBatchReader;
   try {
-    reader = RecordBatchReader.from(bytes.subarray(0, extent.completeBytes));
+    reader = RecordBatchReader.from(stream);
     reader.open();
-  } catch {
+  } catch (error) {
+    if (error instanceof MdRecordingError) throw error;
     throw new MdRecordingError(`${name} is not a market-data recording: its Arrow schema cannot be read`);
   }
   const schema = reader.schema;
@@ -818,10 +885,11 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
   const batches: RecordBatch[] = [];
   try {
     for (const batch of reader) batches.push(batch);
-  } catch {
+  } catch (error) {
+    if (error instanceof MdRecordingError) throw error;
     throw new MdRecordingError(`${name} is damaged: record batch ${batches.length + 1} cannot be read`);
   }
-  const { truncated, trailing } = recordingEnd(bytes, extent);
+  const { truncated, trailing } = recordingEnd(source, extent);
   try {
     return new MdRecordingView(schema.metadata, batches, truncated, trailing);
   } catch (error) {
@@ -838,11 +906,12 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
  * of the stream, not read, and said: a file with more in it than its rows
  * is not passed over in silence).
  */
-function recordingEnd(bytes: Uint8Array, extent: StreamExtent): { truncated?: MdTruncation; trailing?: MdTrailing } {
-  const fileBytes = bytes.length;
+function recordingEnd(source: ByteSource, extent: StreamExtent): { truncated?: MdTruncation; trailing?: MdTrailing } {
+  const fileBytes = source.length;
   if (!extent.endOfStream) return { truncated: { fileBytes, completeBytes: extent.completeBytes } };
   if (extent.markerEnd >= fileBytes) return {};
-  if (bytes.subarray(extent.markerEnd).every((byte) => byte === 0)) return { truncated: { fileBytes, completeBytes: extent.completeBytes } };
+  // Read a window at a time: a crash's zeros may run to gigabytes.
+  if (zerosFrom(source, extent.markerEnd)) return { truncated: { fileBytes, completeBytes: extent.completeBytes } };
   return { trailing: { fileBytes, markerEnd: extent.markerEnd } };
 }
 
@@ -911,7 +980,7 @@ class MdRecordingView implements MdRecording {
   private readonly channelNames: string[] = [];
   /** NaN for null. */
   private readonly timestamps: Float64Array;
-  /** Frames stay in their batches (views of the file's bytes): the first row of each batch, its Data. */
+  /** Frames stay in their batches (views into the chunks decoded, or the bytes given): the first row of each batch, its Data. */
   private readonly batchStarts: number[] = [];
   private readonly frameData: Data[] = [];
   private lastBatch = 0;

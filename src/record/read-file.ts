@@ -19,7 +19,8 @@ export function fileReadProblem(error: unknown): string {
     case "EPERM":
       return "cannot be read: permission denied";
     case "ERR_FS_FILE_TOO_LARGE":
-      // Node reads at most 2 GiB into one Buffer; these readers hold the whole file (a long recorded session can pass it).
+      // Node reads at most 2 GiB into one Buffer. Read whole: a simulated run's input log (an Arrow IPC file), and a
+      // pipe; a large live log or md recording is read by position instead (file-bytes.ts).
       return `is too large to read: ${sizeOf(error)}more than the 2 GiB a file read whole can hold`;
     default:
       return `cannot be read: ${code ?? (error as Error).message}`;
