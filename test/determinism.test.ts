@@ -66,6 +66,8 @@ export const DRIVERS = [
   // Worker threads and wall-clock timeouts for independent runs (fuzz seeds, sweep runs).
   "src/sim/worker-pool.ts",
   "src/sim/scenario-worker.ts",
+  // A thrown value as plain data, its stack's head included (a fuzz seed's, a sweep run's, a pool worker's failure).
+  "src/sim/failure.ts",
   // Reads scenario modules and the price-path files their feeds name (fs, dynamic import); what it loads is checked as core.
   "src/sim/scenario-loader.ts",
   "src/backtest/run.ts",

@@ -32,7 +32,8 @@
  */
 import { RunSummaryObserver, type AgentSummary } from "./summary.ts";
 import { runCommandLine } from "../sim/command-line.ts";
-import { describeFailure, FUZZ_WORKERS_MAX, type FuzzFailure } from "../sim/fuzz.ts";
+import { describeFailure, type FuzzFailure } from "../sim/failure.ts";
+import { FUZZ_WORKERS_MAX } from "../sim/fuzz.ts";
 import { applyOverrides, OverrideError, parseSetFlag, type SetOverride } from "../sim/overrides.ts";
 import type { RunObserver, RunSetup } from "../sim/run.ts";
 import { runScenario } from "../sim/runner.ts";

@@ -9,7 +9,7 @@
  * in its result).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { describeFailure } from "./fuzz.ts";
+import { describeFailure } from "./failure.ts";
 import { loadScenario, type LoadedScenario } from "./scenario-loader.ts";
 import type { PoolReply, PoolRequest } from "./worker-pool.ts";
 

@@ -17,6 +17,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { describeFailure } from "./failure.ts";
 
 /** What a pool sends a worker. */
 export interface PoolRequest<Job> {
@@ -95,12 +96,6 @@ interface PoolSlot<Job> {
   death: { kind: WorkerDeath["kind"]; message: string; stack: string } | undefined;
 }
 
-/** The error's class name, its first line and the head of its stack. */
-function described(error: unknown): { kind: string; message: string; stack: string } {
-  if (error instanceof Error) return { kind: error.name, message: error.message.split("\n")[0]!, stack: (error.stack ?? "").split("\n").slice(0, 8).join("\n") };
-  return { kind: typeof error, message: String(error), stack: "" };
-}
-
 /** Runs every job; resolves once each has a result, rejects only when a worker cannot load. */
 export function runWorkerPool<Job, Result>(options: WorkerPoolOptions<Job, Result>): Promise<void> {
   const { jobs, record } = options;
@@ -170,7 +165,7 @@ export function runWorkerPool<Job, Result>(options: WorkerPoolOptions<Job, Resul
         }
       });
       worker.on("error", (error: unknown) => {
-        const failure = described(error);
+        const failure = describeFailure(error);
         slot.death ??= { kind: "WorkerCrash", message: `uncaught ${failure.kind}: ${failure.message}`, stack: failure.stack };
       });
       worker.on("exit", (code) => {
