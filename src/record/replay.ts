@@ -12,8 +12,11 @@
  * column missing or malformed, a payload that is not JSON, a configuration
  * the Exchange refuses, a step the Exchange throws on, a recorded fingerprint
  * that is not 16 or 64 hex digits) is an InputLogError naming the file and
- * what is wrong. The checks are made once per log, around the loops over rows
- * and steps, so a good log reads and replays at the same speed.
+ * what is wrong, before any step runs (openInputLog reads and checks every
+ * step first; a log of up to KEPT_STEPS_MAX steps is kept as read, a larger
+ * one is decoded again to replay it, so that a replay holds one batch of
+ * steps, not the log). A log of any size replays: one larger than
+ * WHOLE_READ_MAX is read from the file a chunk at a time, never whole.
  *
  * A live log (an Arrow IPC stream) that does not end as a closed one does
  * (cut inside a batch, without its end-of-stream marker, or with bytes after
