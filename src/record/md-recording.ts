@@ -75,9 +75,9 @@ import {
 } from "apache-arrow";
 import { ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, describeDamage, startsWithArrowMagic, walkStream, zerosFrom, type ByteSource, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
-import { CHUNK_BYTES, FileBytes } from "./file-bytes.ts";
+import { CHUNK_BYTES, FileBytes, FileChangedError } from "./file-bytes.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
-import { fileReadProblem, readWholeFile } from "./read-file.ts";
+import { readWholeFile } from "./read-file.ts";
 
 export const MD_RECORDING_FORMAT = "md-recording/1";
 export type MdRowKind = "subscribed" | "data" | "error" | "gap";
@@ -847,7 +847,20 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
     if (!file.isRegularFile) return readMdRecording(file.readWhole(refuse), { ...options, name });
     if (startsWithArrowMagic(file.slice(0, ARROW_MAGIC.length))) throw arrowFileError(() => readBytes(path, name), name);
     const extent = scanStream(file, name);
-    return decodeRecording(fileChunks(file, extent.completeBytes, chunkBytes, name), file, extent, name);
+    const chunks = [...file.chunks(0, extent.completeBytes, chunkBytes)];
+    // The bytes to decode are walked again, in memory, before apache-arrow reads them: a file rewritten since the
+    // walk above (a recorder restarted on the same path) is refused, not decoded unchecked.
+    let again: StreamExtent | undefined;
+    try {
+      again = scanStream(chunkListSource(chunks, chunkBytes, extent.completeBytes), name);
+    } catch {
+      again = undefined;
+    }
+    if (again?.completeBytes !== extent.completeBytes) throw new MdRecordingError(`${name} changed while being read: its messages are not those walked a moment before`);
+    return decodeRecording(chunks, file, extent, name);
+  } catch (error) {
+    if (error instanceof FileChangedError) throw new MdRecordingError(`${name} changed while being read: ${error.message}`, { cause: error });
+    throw error;
   } finally {
     // apache-arrow does not close the chunks' generator when it stops early (a refusal): the file is closed here.
     file.close();
@@ -855,15 +868,28 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
 }
 
 /**
- * The file's bytes [0, to) in order, `chunkBytes` at a time; a read that
- * fails (the file shrank under the reader) is an MdRecordingError naming it.
+ * The bytes [0, length) held as `chunks` of `chunkBytes` (the last one
+ * shorter) as a ByteSource: a slice inside one chunk is a view of it, one
+ * across chunks a copy.
  */
-function* fileChunks(file: FileBytes, to: number, chunkBytes: number, name: string): Generator<Uint8Array, void, undefined> {
-  try {
-    yield* file.chunks(0, to, chunkBytes);
-  } catch (error) {
-    throw new MdRecordingError(`${name} ${fileReadProblem(error)}`, { cause: error });
-  }
+function chunkListSource(chunks: readonly Uint8Array[], chunkBytes: number, length: number): ByteSource {
+  return {
+    length,
+    slice(at, size) {
+      const end = Math.min(length, at + size);
+      if (at >= end) return new Uint8Array(0);
+      const first = Math.floor(at / chunkBytes);
+      if (Math.floor((end - 1) / chunkBytes) === first) return chunks[first]!.subarray(at - first * chunkBytes, end - first * chunkBytes);
+      const copy = new Uint8Array(end - at);
+      for (let index = first, done = 0; done < copy.length; index++) {
+        const from = Math.max(at, index * chunkBytes) - index * chunkBytes;
+        const part = chunks[index]!.subarray(from, Math.min(chunks[index]!.length, end - index * chunkBytes));
+        copy.set(part, done);
+        done += part.length;
+      }
+      return copy;
+    },
+  };
 }
 
 /**
