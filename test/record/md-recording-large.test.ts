@@ -6,13 +6,13 @@
  * feed) reads, and the file is closed however the read ends.
  */
 import { spawn } from "node:child_process";
-import { closeSync, constants, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Schema, Table, tableFromIPC, tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_BYTES } from "../../src/record/file-bytes.ts";
 import { gapFrame, MdRecordingWriter, readMdRecording, type MdRecording, type MdRowKind } from "../../src/record/md-recording.ts";
+import { openFileCount, scratchDirectory, type ScratchDirectory } from "../helpers/scratch-files.ts";
 
 const DEPTH = "/v2/market/ETHRUSDPERP/depth";
 const EXECUTIONS = "/v2/market/ETHRUSDPERP/perpExecutions";
@@ -24,15 +24,15 @@ const BATCH_ROWS = 64;
 /** Past what one read can hold (Node's 2 GiB), by a few chunks and an odd byte count. */
 const LARGE_BYTES = 2 * 1024 ** 3 + 3 * CHUNK_BYTES + 5;
 
-let dir: string;
+let scratch: ScratchDirectory;
 /** A closed recording of ROWS rows in batches of BATCH_ROWS, as MdRecordingWriter writes it. */
 let closed: Buffer;
 /** Its rows, as read from its bytes in memory. */
 let expected: unknown[];
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "md-recording-large-"));
-  const path = join(dir, "recorded.arrow");
+  scratch = scratchDirectory("md-recording-large-");
+  const path = join(scratch.path, "recorded.arrow");
   const writer = new MdRecordingWriter(path, META, { batchRows: BATCH_ROWS });
   for (let i = 0; i < ROWS; i++) {
     const recv = META.startMicros + 1_000 * i;
@@ -51,14 +51,8 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  scratch?.remove();
 });
-
-function file(name: string, bytes: Uint8Array): string {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return path;
-}
 
 /** Extends the file at `path` with zeros to `size` bytes (sparse: no disk used). */
 function extend(path: string, size: number): void {
@@ -80,18 +74,13 @@ function rowsOf(recording: MdRecording): unknown[] {
   return rows;
 }
 
-/** The file descriptors this process has open. */
-function openFiles(): number {
-  return readdirSync("/proc/self/fd").length;
-}
-
 describe("a recording past 2 GiB", () => {
   it("reads its complete batches when the zeros a crash left follow them (no end-of-stream marker), as truncated", () => {
     expect(expected).toHaveLength(ROWS);
     expect(expected.some((row) => (row as { channel: string | null }).channel === LATE)).toBe(true);
     // A recorder killed between batches, on a file system that had allocated the file ahead.
     const unclosed = closed.subarray(0, closed.length - 8);
-    const path = file("unclosed-past-2-gib.arrow", unclosed);
+    const path = scratch.file("unclosed-past-2-gib.arrow", unclosed);
     extend(path, LARGE_BYTES);
     // What a whole read of it meets: Node refuses it.
     expect(() => readFileSync(path)).toThrow(expect.objectContaining({ code: "ERR_FS_FILE_TOO_LARGE" }));
@@ -104,7 +93,7 @@ describe("a recording past 2 GiB", () => {
 
   it("after its end-of-stream marker: zeros are a crash's cut (truncated), other bytes are trailing, each said by a scan a window at a time", () => {
     // 64 MiB, not 2 GiB: the scan's windows are what is tested (the test above reads past 2 GiB), and two scans of 2 GiB take seconds.
-    const path = file("closed-past-marker.arrow", closed);
+    const path = scratch.file("closed-past-marker.arrow", closed);
     const LARGE_BYTES = 64 * 1024 * 1024 + 5;
     extend(path, LARGE_BYTES);
     const zeros = readMdRecording(path);
@@ -128,7 +117,7 @@ describe("a recording past 2 GiB", () => {
 
 describe("a recording read in chunks", () => {
   it("gives the rows a read in memory gives, whatever the chunk size", () => {
-    const path = file("chunked.arrow", closed);
+    const path = scratch.file("chunked.arrow", closed);
     // Chunks of 1,000 and 4,093 bytes: messages straddle them, and chunk boundaries fall inside lengths, metadata and bodies.
     expect(closed.length).toBeGreaterThan(100 * 1_000);
     for (const chunkBytes of [1_000, 4_093, CHUNK_BYTES]) {
@@ -139,7 +128,7 @@ describe("a recording read in chunks", () => {
     }
     // Cut inside a batch: the complete batches, read in chunks.
     const cutAt = Math.floor(closed.length / 2) + 3;
-    const cut = readMdRecording(file("chunked-cut.arrow", closed.subarray(0, cutAt)), { chunkBytes: 1_000 });
+    const cut = readMdRecording(scratch.file("chunked-cut.arrow", closed.subarray(0, cutAt)), { chunkBytes: 1_000 });
     expect(cut.truncated?.fileBytes).toBe(cutAt);
     expect(cut.truncated!.completeBytes).toBeLessThan(cutAt);
     expect(cut.length % BATCH_ROWS, "whole batches only").toBe(0);
@@ -149,15 +138,15 @@ describe("a recording read in chunks", () => {
   });
 
   it("refuses a chunk size that is not a positive integer", () => {
-    const path = file("chunk-size.arrow", closed);
+    const path = scratch.file("chunk-size.arrow", closed);
     for (const chunkBytes of [0, -1, 1.5, Number.NaN]) expect(() => readMdRecording(path, { chunkBytes })).toThrow(RangeError);
   });
 });
 
 describe("a recording that is not a regular file", () => {
   it("a FIFO (backtest with <(zcat recording.arrow.gz)) is read whole, as before: it has no size to read by position", async () => {
-    const source = file("fifo-source.arrow", closed);
-    const fifo = join(dir, "fifo.arrow");
+    const source = scratch.file("fifo-source.arrow", closed);
+    const fifo = join(scratch.path, "fifo.arrow");
     await new Promise<void>((resolve, reject) => spawn("mkfifo", [fifo]).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`mkfifo exited with ${code}`)))));
     // The writer is another process: opening a FIFO for reading blocks until one opens it for writing.
     const writer = spawn("sh", ["-c", `cat "${source}" > "${fifo}"`]);
@@ -195,19 +184,19 @@ describe("the file is closed", () => {
       ["damaged.arrow", damaged, /is damaged: the metadata of message 2 \(at byte [\d,]+\) is invalid: /],
       ["bad-kind.arrow", badKind, /is not a valid md-recording\/1 file: kind "gup" is not one of subscribed, data, error, gap$/],
     ];
-    const paths = cases.map(([name, bytes]) => file(name, bytes));
-    const read = file("fds.arrow", closed);
-    const before = openFiles();
+    const paths = cases.map(([name, bytes]) => scratch.file(name, bytes));
+    const read = scratch.file("fds.arrow", closed);
+    const before = openFileCount();
     expect(readMdRecording(read).length).toBe(ROWS);
-    expect(openFiles(), "after a read").toBe(before);
+    expect(openFileCount(), "after a read").toBe(before);
     expect(readMdRecording(read, { chunkBytes: 1_000 }).length).toBe(ROWS);
-    expect(openFiles(), "after a read in small chunks").toBe(before);
+    expect(openFileCount(), "after a read in small chunks").toBe(before);
     for (const [i, [name, , refusal]] of cases.entries()) {
       expect(() => readMdRecording(paths[i]!), name).toThrow(refusal);
-      expect(openFiles(), `after ${name}`).toBe(before);
+      expect(openFileCount(), `after ${name}`).toBe(before);
     }
-    expect(() => readMdRecording(join(dir, "no-such.arrow"))).toThrow(/does not exist$/);
-    expect(() => readMdRecording(dir)).toThrow(/is a directory, not a file$/);
-    expect(openFiles(), "after a missing file and a directory").toBe(before);
+    expect(() => readMdRecording(join(scratch.path, "no-such.arrow"))).toThrow(/does not exist$/);
+    expect(() => readMdRecording(scratch.path)).toThrow(/is a directory, not a file$/);
+    expect(openFileCount(), "after a missing file and a directory").toBe(before);
   });
 });

@@ -7,8 +7,7 @@
  * KEPT_STEPS_MAX steps holds one batch of steps, not the log (the tests
  * here set `keptStepsMax: 0` and `wholeReadMax: 0` to read their small logs so).
  */
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, ftruncateSync, openSync, readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -19,8 +18,9 @@ import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, readInputLog, replayInputLog, type LoggedStep } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { runReplay } from "../helpers/replay-command.ts";
+import { openFileCount, scratchDirectory, type ScratchDirectory } from "../helpers/scratch-files.ts";
 
-let dir: string;
+let scratch: ScratchDirectory;
 /** A simulated run's log (an Arrow IPC file). */
 let filePath: string;
 /** The same steps as a live log: an Arrow IPC stream of several batches, closed. */
@@ -28,10 +28,10 @@ let stream: Buffer;
 let rows: number;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "shadowbook-replay-large-"));
+  scratch = scratchDirectory("shadowbook-replay-large-");
   const recorder = new InputLogRecorder();
   await runScenario(scenario, { durationSeconds: 20, observers: [recorder] });
-  filePath = join(dir, "run.arrow");
+  filePath = join(scratch.path, "run.arrow");
   recorder.write(filePath);
   const table = tableFromIPC(readFileSync(filePath));
   rows = table.numRows;
@@ -43,23 +43,12 @@ beforeAll(async () => {
 
 afterAll(() => {
   vi.restoreAllMocks();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  scratch?.remove();
 });
-
-function file(name: string, bytes: Uint8Array): string {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return path;
-}
-
-/** The file descriptors this process has open. */
-function openFiles(): number {
-  return readdirSync("/proc/self/fd").length;
-}
 
 describe("a live log read a batch at a time", () => {
   it("gives the steps a whole read gives, on every iteration, and replays to the same fingerprint", () => {
-    const path = file("live.arrow", stream);
+    const path = scratch.file("live.arrow", stream);
     const whole = readInputLog(path);
     // Chunks of 1,000 bytes: messages straddle them, and chunk boundaries fall inside lengths, metadata and bodies.
     const streamed = openInputLog(path, { chunkBytes: 1_000, keptStepsMax: 0, wholeReadMax: 0 });
@@ -84,18 +73,18 @@ describe("a live log read a batch at a time", () => {
   });
 
   it("closes the file after a whole iteration, one broken off (replay --until), and a refusal", () => {
-    const path = file("fds.arrow", stream);
-    const before = openFiles();
+    const path = scratch.file("fds.arrow", stream);
+    const before = openFileCount();
     const log = openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 });
-    expect(openFiles()).toBe(before);
+    expect(openFileCount()).toBe(before);
     for (const step of log.steps) if (step.index === 5) break;
-    expect(openFiles()).toBe(before);
+    expect(openFileCount()).toBe(before);
     const until = log.stepCount > 10 ? [...log.steps][10]!.timeMicros : 0;
     expect(replayInputLog(log, { untilMicros: until }).steps).toBeLessThan(rows);
-    expect(openFiles()).toBe(before);
-    const damaged = file("fds-damaged.arrow", stream.subarray(0, 4));
+    expect(openFileCount()).toBe(before);
+    const damaged = scratch.file("fds-damaged.arrow", stream.subarray(0, 4));
     expect(() => openInputLog(damaged)).toThrow(/truncated/);
-    expect(openFiles()).toBe(before);
+    expect(openFileCount()).toBe(before);
   });
 
   it("refuses a damaged value in the last batch before any step runs", async () => {
@@ -106,7 +95,7 @@ describe("a live log read a batch at a time", () => {
     while (damaged[end - 1] === 0) end--;
     expect(damaged.toString("latin1", end - 64, end)).toMatch(/^[0-9a-f]{64}$/);
     damaged[end - 54] = "g".charCodeAt(0);
-    const path = file("damaged-last.arrow", damaged);
+    const path = scratch.file("damaged-last.arrow", damaged);
     expect(() => openInputLog(path)).toThrow(new RegExp(`is corrupt: the fingerprint of step ${rows - 1} is "[0-9a-f]{10}g`));
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
@@ -119,7 +108,7 @@ describe("a live log read a batch at a time", () => {
   });
 
   it("refuses a file that shrank between the check and the replay", () => {
-    const path = file("shrinks.arrow", stream);
+    const path = scratch.file("shrinks.arrow", stream);
     const log = openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 });
     truncateSync(path, Math.floor(stream.length / 2));
     expect(() => replayInputLog(log)).toThrow(/changed while being read: it ended at byte [\d,]+ while being read, and was [\d,]+ bytes when opened/);
@@ -131,7 +120,7 @@ describe("a live log past 2 GiB", () => {
     // A server killed between commits, on a file system that had allocated the file ahead: no end-of-stream
     // marker, zeros up to 2 GiB and beyond (sparse: no disk used). Node cannot read such a file into one Buffer.
     const unclosed = stream.subarray(0, stream.length - 8);
-    const path = file("past-2-gib.arrow", unclosed);
+    const path = scratch.file("past-2-gib.arrow", unclosed);
     const size = 2 * 1024 ** 3 + 3 * CHUNK_BYTES + 5;
     const fd = openSync(path, "r+");
     ftruncateSync(fd, size);

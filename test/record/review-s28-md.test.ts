@@ -18,20 +18,20 @@
  * file ("changed while being read"), and the chunks to decode are walked
  * again in memory before apache-arrow reads them.
  */
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { FileBytes } from "../../src/record/file-bytes.ts";
 import { MdRecordingError, MdRecordingWriter, readMdRecording } from "../../src/record/md-recording.ts";
+import { openFileCount, scratchDirectory, type ScratchDirectory } from "../helpers/scratch-files.ts";
 
 const ROWS = 400;
-let dir: string;
+let scratch: ScratchDirectory;
 let closed: Buffer;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "review-s28-md-"));
-  const path = join(dir, "source.arrow");
+  scratch = scratchDirectory("review-s28-md-");
+  const path = join(scratch.path, "source.arrow");
   const writer = new MdRecordingWriter(path, { source: "ws://127.0.0.1:1/ws", channels: ["/d"], startMicros: 1_000_000 }, { batchRows: 16 });
   for (let i = 0; i < ROWS; i++) writer.append(1_000_000 + i, "data", "/d", 5_000 + i, Buffer.from(`{"frame":${i},"pad":"${"x".repeat(i % 97)}"}`));
   writer.close();
@@ -43,18 +43,8 @@ afterEach(() => {
 });
 
 afterAll(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  scratch?.remove();
 });
-
-function file(name: string, bytes: Uint8Array): string {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return path;
-}
-
-function openFiles(): number {
-  return readdirSync("/proc/self/fd").length;
-}
 
 /** What readMdRecording threw (or "returned N rows"). */
 function thrown(read: () => { length: number }): unknown {
@@ -67,7 +57,7 @@ function thrown(read: () => { length: number }): unknown {
 
 describe("review s28: a recording that changes while it is read", () => {
   it("shrinking after it is opened (while its messages are walked) is an MdRecordingError naming the file, as a whole read's failure was", () => {
-    const path = file("shrinks-during-walk.arrow", closed);
+    const path = scratch.file("shrinks-during-walk.arrow", closed);
     const open = FileBytes.open.bind(FileBytes);
     vi.spyOn(FileBytes, "open").mockImplementation((p, refuse) => {
       const opened = open(p, refuse);
@@ -75,9 +65,9 @@ describe("review s28: a recording that changes while it is read", () => {
       truncateSync(p, 100);
       return opened;
     });
-    const before = openFiles();
+    const before = openFileCount();
     const error = thrown(() => readMdRecording(path));
-    expect(openFiles(), "the file is closed").toBe(before);
+    expect(openFileCount(), "the file is closed").toBe(before);
     // Today: a bare FileChangedError, "it ended at byte 100 while being read, ..." with no file named.
     expect(error).toBeInstanceOf(MdRecordingError);
     expect((error as Error).message).toContain(`md recording "${path}"`);
@@ -86,7 +76,7 @@ describe("review s28: a recording that changes while it is read", () => {
 
   it("zeros after the marker that shrink before the tail is scanned are an MdRecordingError naming the file", () => {
     // A closed recording and zeros a crash left after it (it reads as truncated).
-    const path = file("tail-shrinks.arrow", Buffer.concat([closed, Buffer.alloc(200_000)]));
+    const path = scratch.file("tail-shrinks.arrow", Buffer.concat([closed, Buffer.alloc(200_000)]));
     expect(readMdRecording(path).truncated).toBeDefined();
     const chunks = FileBytes.prototype.chunks;
     vi.spyOn(FileBytes.prototype, "chunks").mockImplementation(function* (this: FileBytes, from: number, to: number, chunkBytes?: number) {
@@ -94,9 +84,9 @@ describe("review s28: a recording that changes while it is read", () => {
       // The zeros are cut off after the complete batches were decoded, before recordingEnd scans them.
       truncateSync(path, closed.length + 8);
     });
-    const before = openFiles();
+    const before = openFileCount();
     const error = thrown(() => readMdRecording(path));
-    expect(openFiles(), "the file is closed").toBe(before);
+    expect(openFileCount(), "the file is closed").toBe(before);
     expect(error).toBeInstanceOf(MdRecordingError);
     expect((error as Error).message).toContain(`md recording "${path}"`);
   });
@@ -107,7 +97,7 @@ describe("review s28: a recording that changes while it is read", () => {
     const damaged = Buffer.from(closed);
     damaged.writeInt32LE(0x7fff_fff0, schemaEnd + 8);
     expect(() => readMdRecording(damaged)).toThrow(/is damaged: the metadata of message 2 \(at byte [\d,]+\) is invalid/);
-    const path = file("rewritten.arrow", closed);
+    const path = scratch.file("rewritten.arrow", closed);
     expect(readMdRecording(path).length).toBe(ROWS);
     const chunks = FileBytes.prototype.chunks;
     vi.spyOn(FileBytes.prototype, "chunks").mockImplementation(function* (this: FileBytes, from: number, to: number, chunkBytes?: number) {

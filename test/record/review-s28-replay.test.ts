@@ -27,8 +27,7 @@
  * to take the large-log path with small logs.
  */
 import { spawn } from "node:child_process";
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,17 +35,18 @@ import scenario from "../../scenarios/default.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, readInputLog, replayInputLog } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
+import { scratchDirectory, type ScratchDirectory } from "../helpers/scratch-files.ts";
 
-let dir: string;
+let scratch: ScratchDirectory;
 /** A closed live log (an Arrow IPC stream) of batches of 13 rows. */
 let stream: Buffer;
 let rows: number;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "shadowbook-review-s28-"));
+  scratch = scratchDirectory("shadowbook-review-s28-");
   const recorder = new InputLogRecorder();
   await runScenario(scenario, { durationSeconds: 20, observers: [recorder] });
-  const filePath = join(dir, "run.arrow");
+  const filePath = join(scratch.path, "run.arrow");
   recorder.write(filePath);
   const table = tableFromIPC(readFileSync(filePath));
   rows = table.numRows;
@@ -56,14 +56,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  scratch?.remove();
 });
-
-function file(name: string, bytes: Uint8Array): string {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return path;
-}
 
 /** Bytes this process has read through read(2)/pread(2) so far (/proc/self/io rchar). */
 function bytesRead(): number {
@@ -85,7 +79,7 @@ describe("1. a damaged stream's search for a next message reads each candidate's
       tail.writeInt32LE(-1, 8 + 8 * i);
       tail.writeInt32LE(claimed, 12 + 8 * i);
     }
-    const path = file("candidates.arrow", Buffer.concat([unclosed, tail]));
+    const path = scratch.file("candidates.arrow", Buffer.concat([unclosed, tail]));
     const size = unclosed.length + tail.length + claimed + 4096;
     const fd = openSync(path, "r+");
     ftruncateSync(fd, size);
@@ -104,8 +98,8 @@ describe("1. a damaged stream's search for a next message reads each candidate's
 
 describe("2. a log that is not a regular file", () => {
   it("a FIFO (replay <(zcat inputs.arrow.gz)) is read, as readFileSync read it before the commit", async () => {
-    const source = file("fifo-source.arrow", stream);
-    const fifo = join(dir, "fifo.arrow");
+    const source = scratch.file("fifo-source.arrow", stream);
+    const fifo = join(scratch.path, "fifo.arrow");
     await new Promise<void>((resolve, reject) => spawn("mkfifo", [fifo]).on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`mkfifo ${code}`)))));
     // A writer in another process (opening a FIFO for reading blocks until one opens it for writing).
     const writer = spawn("sh", ["-c", `cat "${source}" > "${fifo}"`]);
@@ -132,7 +126,7 @@ describe("2. a log that is not a regular file", () => {
 
 describe("3. the bytes replayed are the bytes checked", () => {
   it("a log rewritten in place between the check and the replay is refused, not replayed unchecked as a divergence", () => {
-    const path = file("rewritten.arrow", stream);
+    const path = scratch.file("rewritten.arrow", stream);
     // keptStepsMax 0 (9b35766): read again as a log past 100,000 steps is (779ba51 read every log so).
     const log = openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 });
     expect(log.stepCount).toBe(rows);
@@ -158,7 +152,7 @@ describe("3. the bytes replayed are the bytes checked", () => {
   });
 
   it("a log that shrinks during a pass is said to have changed, not to be corrupt", () => {
-    const path = file("shrinks-during.arrow", stream);
+    const path = scratch.file("shrinks-during.arrow", stream);
     const log = openInputLog(path, { chunkBytes: 1_000, keptStepsMax: 0, wholeReadMax: 0 });
     let replayed = 0;
     let message = "";
