@@ -84,13 +84,17 @@ export class FileBytes implements ByteSource {
     this.windowEnd = at + want;
   }
 
+  /** A fresh buffer of the bytes [at, at + size), which must lie inside the file. */
+  read(at: number, size: number): Buffer {
+    const bytes = Buffer.allocUnsafe(size);
+    this.readFully(bytes, size, at);
+    return bytes;
+  }
+
   /** The bytes [from, to) in order, as fresh buffers of at most `chunkBytes` (a decoder may keep them). */
   *chunks(from: number, to: number, chunkBytes = CHUNK_BYTES): Generator<Uint8Array, void, undefined> {
     for (let at = from; at < to; at += chunkBytes) {
-      const size = Math.min(chunkBytes, to - at);
-      const chunk = Buffer.allocUnsafe(size);
-      this.readFully(chunk, size, at);
-      yield chunk;
+      yield this.read(at, Math.min(chunkBytes, to - at));
     }
   }
 

@@ -175,7 +175,7 @@ function named(path: string): string {
  * past the 2 GiB one read can hold. Its walk reads each message's lengths
  * and metadata through a window (file-bytes.ts), and `batches` decodes it a
  * chunk at a time, afresh on each iteration, checking that each chunk is
- * the one read before (fileChunks), so a replay holds one batch of steps at
+ * the one walked (filePasses), so a replay holds one batch of steps at
  * a time. (A file is a simulated run's, written from memory in one piece:
  * it is read whole at any size, and one above 2 GiB is refused as too large.)
  */
@@ -208,7 +208,7 @@ function readLogBatches(path: string, options: ReadOptions = {}): LogBatches {
     // A pipe (replay <(zcat log.gz)) has no positions: it is read once, whole, as a small file is.
     if (!file.isRegularFile || file.length <= (options.wholeReadMax ?? WHOLE_READ_MAX)) return readLogBytes(path, file.readWhole(refuse));
     if (startsWithArrowMagic(file.slice(0, ARROW_MAGIC.length))) return readLogFile(path, file.readWhole(refuse));
-    return readLogStream(path, file, fileChunks(path, options.chunkBytes ?? CHUNK_BYTES));
+    return readLogStream(path, file, filePasses(path, options.chunkBytes ?? CHUNK_BYTES));
   } catch (error) {
     if (error instanceof FileChangedError) throw changed(path, error);
     throw error;
@@ -222,7 +222,7 @@ function readLogBytes(path: string, bytes: Buffer): LogBatches {
   if (bytes.length === 0) throw new InputLogError(`${named(path)} is empty: not a shadowbook input log`);
   if (startsWithArrowMagic(bytes)) return readLogFile(path, bytes);
   const whole = bytesSource(bytes);
-  return readLogStream(path, whole, (readTo) => ({ chunks: [bytes.subarray(0, readTo)], close: () => undefined }));
+  return readLogStream(path, whole, memoryPasses(bytes));
 }
 
 /** The refusal of a log that changed while it was read (a file rewritten or cut under the reader). */
@@ -254,37 +254,102 @@ function readLogFile(path: string, bytes: Buffer): LogBatches {
   }
 }
 
-/** One pass over a stream's checked bytes [0, readTo): the chunks a decoder reads, and what to close after it. */
-type StreamPass = (readTo: number) => { chunks: Iterable<Uint8Array>; close(): void };
+/** Passes over a stream's checked bytes [0, readTo). */
+interface StreamPasses {
+  /** One pass: the chunks a decoder reads, and what to close after it. */
+  open(readTo: number): { chunks: Iterable<Uint8Array>; close(): void };
+  /**
+   * For bytes read again on each pass (a file): takes the SHA-256 of each
+   * chunk of [0, readTo), which every pass after it must match, and returns
+   * those bytes as a source that refuses any others (to walk them again).
+   * Absent for bytes in memory, which cannot change.
+   */
+  seal?(readTo: number): ByteSource & { close(): void };
+}
+
+/** The bytes of a log read whole, in memory: every pass is the same bytes. */
+function memoryPasses(bytes: Uint8Array): StreamPasses {
+  return { open: (readTo) => ({ chunks: [bytes.subarray(0, readTo)], close: () => undefined }) };
+}
 
 /**
  * Passes over a large log's file, `chunkBytes` at a time, each opening it
- * again. The first pass that reads a chunk keeps its SHA-256; a later pass
- * that reads other bytes there (the file rewritten in place: a server
- * restarted on the same --record directory truncates and rewrites it) is
- * refused as a file that changed, before apache-arrow decodes them, so the
- * bytes replayed are the bytes checked. (A change between the walk, which
- * reads the messages' metadata, and the first pass is not seen.)
+ * again. `seal` takes each chunk's SHA-256 once the walk has found where the
+ * complete batches end; the bytes are then walked again through a source
+ * that checks every chunk it reads against them, and every pass checks its
+ * chunks too, before apache-arrow decodes them: a file rewritten in place
+ * meanwhile (a server restarted on the same --record directory truncates and
+ * rewrites it) is refused as a file that changed, so the bytes replayed are
+ * the bytes walked and checked.
  */
-function fileChunks(path: string, chunkBytes: number): StreamPass {
+function filePasses(path: string, chunkBytes: number): StreamPasses {
   const digests: string[] = [];
-  return (readTo) => {
-    const file = FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
-    function* chunks(): Generator<Uint8Array, void, undefined> {
-      let index = 0;
-      for (const chunk of file.chunks(0, readTo, chunkBytes)) {
-        const digest = createHash("sha256").update(chunk).digest("hex");
-        const known = digests[index];
-        if (known === undefined) digests[index] = digest;
-        else if (known !== digest) {
-          const from = index * chunkBytes;
-          throw new FileChangedError(`its bytes ${from.toLocaleString("en-US")}-${(from + chunk.length).toLocaleString("en-US")} are not those read before`);
-        }
-        index++;
-        yield chunk;
+  const openFile = () => FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
+  const check = (index: number, chunk: Uint8Array): void => {
+    if (createHash("sha256").update(chunk).digest("hex") === digests[index]) return;
+    const from = index * chunkBytes;
+    throw new FileChangedError(`its bytes ${from.toLocaleString("en-US")}-${(from + chunk.length).toLocaleString("en-US")} are not those walked`);
+  };
+  return {
+    seal(readTo) {
+      const file = openFile();
+      try {
+        let index = 0;
+        for (const chunk of file.chunks(0, readTo, chunkBytes)) digests[index++] = createHash("sha256").update(chunk).digest("hex");
+      } finally {
+        file.close();
       }
+      return sealedSource(openFile(), readTo, chunkBytes, check);
+    },
+    open(readTo) {
+      const file = openFile();
+      function* chunks(): Generator<Uint8Array, void, undefined> {
+        let index = 0;
+        for (const chunk of file.chunks(0, readTo, chunkBytes)) {
+          check(index++, chunk);
+          yield chunk;
+        }
+      }
+      return { chunks: chunks(), close: () => file.close() };
+    },
+  };
+}
+
+/**
+ * The bytes [0, length) of `file` as a ByteSource read a chunk at a time,
+ * each chunk checked (`check`) when read; the last two are kept (a message
+ * may straddle two). A slice across chunks is a copy.
+ */
+function sealedSource(file: FileBytes, length: number, chunkBytes: number, check: (index: number, chunk: Uint8Array) => void): ByteSource & { close(): void } {
+  const kept = new Map<number, Uint8Array>();
+  const chunk = (index: number): Uint8Array => {
+    let bytes = kept.get(index);
+    if (bytes === undefined) {
+      const from = index * chunkBytes;
+      bytes = file.read(from, Math.min(chunkBytes, length - from));
+      check(index, bytes);
+      if (kept.size >= 2) kept.delete(kept.keys().next().value!);
+      kept.set(index, bytes);
     }
-    return { chunks: chunks(), close: () => file.close() };
+    return bytes;
+  };
+  return {
+    length,
+    slice(at, size) {
+      const end = Math.min(length, at + size);
+      if (at >= end) return new Uint8Array(0);
+      const first = Math.floor(at / chunkBytes);
+      const last = Math.floor((end - 1) / chunkBytes);
+      if (first === last) return chunk(first).subarray(at - first * chunkBytes, end - first * chunkBytes);
+      const copy = new Uint8Array(end - at);
+      for (let index = first; index <= last; index++) {
+        const base = index * chunkBytes;
+        const part = chunk(index).subarray(Math.max(at, base) - base, Math.min(end, base + chunkBytes) - base);
+        copy.set(part, Math.max(at, base) - at);
+      }
+      return copy;
+    },
+    close: () => file.close(),
   };
 }
 
@@ -293,7 +358,7 @@ function fileChunks(path: string, chunkBytes: number): StreamPass {
  * messages' metadata verified, its end told), then decoded from the chunks
  * of a pass, afresh on each iteration of `batches`.
  */
-function readLogStream(path: string, source: ByteSource, pass: StreamPass): LogBatches {
+function readLogStream(path: string, source: ByteSource, passes: StreamPasses): LogBatches {
   let walk: StreamWalk;
   let lastBatch: LastBatch;
   try {
@@ -312,7 +377,8 @@ function readLogStream(path: string, source: ByteSource, pass: StreamPass): LogB
   // The complete messages (a batch cut short by a crash is left out), all verified.
   const readTo = unwrittenTail(source, walk, lastBatch) ? lastBatch.previousCompleteBytes : walk.completeBytes;
   const end = streamEnd(source, walk, readTo);
-  const opened = openStreamReader(path, pass, readTo);
+  if (passes.seal !== undefined) walkSealed(path, passes.seal(readTo), readTo);
+  const opened = openStreamReader(path, passes, readTo);
   let schema: Schema;
   try {
     schema = opened.reader.schema;
@@ -321,7 +387,7 @@ function readLogStream(path: string, source: ByteSource, pass: StreamPass): LogB
   }
   const batches: Iterable<RecordBatch> = {
     *[Symbol.iterator]() {
-      const { reader, close } = openStreamReader(path, pass, readTo);
+      const { reader, close } = openStreamReader(path, passes, readTo);
       let read = 0;
       try {
         for (;;) {
@@ -345,9 +411,29 @@ function readLogStream(path: string, source: ByteSource, pass: StreamPass): LogB
   return { schema, batches, ...(end === undefined ? {} : { end }) };
 }
 
+/**
+ * Walks the sealed bytes [0, readTo) again: they must be complete messages
+ * up to readTo, as the first walk found them, or the file changed between
+ * the two reads.
+ */
+function walkSealed(path: string, sealed: ByteSource & { close(): void }, readTo: number): void {
+  try {
+    let again: number;
+    try {
+      again = walkStreamTail(sealed).walk.completeBytes;
+    } catch (error) {
+      if (!(error instanceof ArrowIpcError)) throw error;
+      again = -1;
+    }
+    if (again !== readTo) throw new InputLogError(`${named(path)} changed while being read: its messages are not those walked a moment before`);
+  } finally {
+    sealed.close();
+  }
+}
+
 /** A reader of a pass over the stream's bytes [0, readTo), opened (its schema read), and what closes the pass. */
-function openStreamReader(path: string, pass: StreamPass, readTo: number): { reader: RecordBatchStreamReader; close(): void } {
-  const { chunks, close } = pass(readTo);
+function openStreamReader(path: string, passes: StreamPasses, readTo: number): { reader: RecordBatchStreamReader; close(): void } {
+  const { chunks, close } = passes.open(readTo);
   try {
     return { reader: RecordBatchStreamReader.from(chunks).open() as RecordBatchStreamReader, close };
   } catch (error) {
@@ -431,7 +517,7 @@ export function readInputLog(path: string): InputLog {
  * readInputLog refuses it, and `stepCount` is known. A live log still
  * being written grows after its complete batches, which are all that is
  * read; a large log whose bytes read change between the reads (rewritten in
- * place, or cut) is refused as changed (fileChunks).
+ * place, or cut) is refused as changed (filePasses).
  * `chunkBytes`: the bytes of a large live log read at a time (default 4 MiB);
  * `wholeReadMax`: a log of at most this many bytes is read whole (default WHOLE_READ_MAX, 256 MiB);
  * `keptStepsMax`: the most steps kept rather than read again (default KEPT_STEPS_MAX);

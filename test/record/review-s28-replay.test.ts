@@ -23,15 +23,19 @@
  * reads ahead (1); a pipe, and any log of up to 256 MiB, is read whole, once
  * (2); a large log's later passes check each chunk against the SHA-256 of
  * the first pass's and refuse a change, and a short read is "changed while
- * being read" (3). The tests pass `wholeReadMax: 0` (and `keptStepsMax: 0`)
+ * being read" (3); and the walked bytes are sealed (a SHA-256 per chunk) and
+ * walked again before anything decodes them, so a rewrite between the walk
+ * and the first decoding is refused too. The tests pass `wholeReadMax: 0` (and `keptStepsMax: 0`)
  * to take the large-log path with small logs.
  */
 import { spawn } from "node:child_process";
 import { closeSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Table, tableFromIPC, tableToIPC } from "apache-arrow";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import scenario from "../../scenarios/default.ts";
+import { walkStreamTail } from "../../src/record/arrow-files.ts";
+import { FileBytes } from "../../src/record/file-bytes.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, readInputLog, replayInputLog } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
@@ -164,5 +168,33 @@ describe("3. the bytes replayed are the bytes checked", () => {
     expect(replayed).toBeGreaterThan(1);
     expect(message).toMatch(/changed while being read|changed under the reader/);
     expect(message).not.toMatch(/corrupt/);
+  });
+});
+
+describe("3. the bytes walked are the bytes decoded", () => {
+  it("a log rewritten between the walk of its messages and their first decoding is refused as changed, not decoded unchecked", () => {
+    const path = scratch.file("rewritten-after-walk.arrow", stream);
+    // The same length, the last batch's metadata length made one no writer writes: a walk stops before that batch.
+    const { lastBatch } = walkStreamTail(stream);
+    const other = Buffer.from(stream);
+    other.writeInt32LE(0x7ffffff0, lastBatch.previousCompleteBytes + 4);
+    // The first read of the file's chunks comes after the walk: the file is rewritten just before it.
+    const original = FileBytes.prototype.chunks;
+    let rewritten = false;
+    const spy = vi.spyOn(FileBytes.prototype, "chunks").mockImplementation(function (this: FileBytes, from: number, to: number, chunkBytes?: number) {
+      if (!rewritten) {
+        rewritten = true;
+        const fd = openSync(path, "r+");
+        writeSync(fd, other, 0, other.length, 0);
+        closeSync(fd);
+      }
+      return original.call(this, from, to, chunkBytes);
+    });
+    try {
+      expect(() => openInputLog(path, { keptStepsMax: 0, wholeReadMax: 0 })).toThrow(/changed while being read: its messages are not those walked a moment before/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(rewritten).toBe(true);
   });
 });
