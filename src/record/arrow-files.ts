@@ -79,6 +79,30 @@ export function bytesSource(bytes: Uint8Array): ByteSource {
   return { length: bytes.length, slice: (at, length) => bytes.subarray(at, at + length) };
 }
 
+/**
+ * The bytes [0, length) held in chunks of `chunkBytes` (the last one
+ * shorter), `chunk(index)` giving each, as a ByteSource: a slice inside one
+ * chunk is a view of it, one across chunks a copy.
+ */
+export function chunkedSource(length: number, chunkBytes: number, chunk: (index: number) => Uint8Array): ByteSource {
+  return {
+    length,
+    slice(at, size) {
+      const end = Math.min(length, at + size);
+      if (at >= end) return new Uint8Array(0);
+      const first = Math.floor(at / chunkBytes);
+      const last = Math.floor((end - 1) / chunkBytes);
+      if (first === last) return chunk(first).subarray(at - first * chunkBytes, end - first * chunkBytes);
+      const copy = new Uint8Array(end - at);
+      for (let index = first; index <= last; index++) {
+        const base = index * chunkBytes;
+        copy.set(chunk(index).subarray(Math.max(at, base) - base, Math.min(end, base + chunkBytes) - base), Math.max(at, base) - at);
+      }
+      return copy;
+    },
+  };
+}
+
 /** The little-endian int32 at `at` (which must lie inside the source). */
 function int32At(source: ByteSource, at: number): number {
   const bytes = source.slice(at, 4);

@@ -73,7 +73,7 @@ import {
   Struct,
   type Data,
 } from "apache-arrow";
-import { ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, describeDamage, startsWithArrowMagic, walkStream, zerosFrom, type ByteSource, type StreamStop, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, chunkedSource, describeDamage, startsWithArrowMagic, walkStream, zerosFrom, type ByteSource, type StreamStop, type StreamWalk } from "./arrow-files.ts";
 import { BinaryColumn, DictColumn, I64Column } from "./columns.ts";
 import { CHUNK_BYTES, FileBytes, FileChangedError } from "./file-bytes.ts";
 import { INPUT_LOG_FORMAT } from "./input-log.ts";
@@ -852,7 +852,7 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
     // walk above (a recorder restarted on the same path) is refused, not decoded unchecked.
     let again: StreamExtent | undefined;
     try {
-      again = scanStream(chunkListSource(chunks, chunkBytes, extent.completeBytes), name);
+      again = scanStream(chunkedSource(extent.completeBytes, chunkBytes, (index) => chunks[index]!), name);
     } catch {
       again = undefined;
     }
@@ -865,31 +865,6 @@ export function readMdRecording(pathOrBytes: string | Uint8Array, options: ReadM
     // apache-arrow does not close the chunks' generator when it stops early (a refusal): the file is closed here.
     file.close();
   }
-}
-
-/**
- * The bytes [0, length) held as `chunks` of `chunkBytes` (the last one
- * shorter) as a ByteSource: a slice inside one chunk is a view of it, one
- * across chunks a copy.
- */
-function chunkListSource(chunks: readonly Uint8Array[], chunkBytes: number, length: number): ByteSource {
-  return {
-    length,
-    slice(at, size) {
-      const end = Math.min(length, at + size);
-      if (at >= end) return new Uint8Array(0);
-      const first = Math.floor(at / chunkBytes);
-      if (Math.floor((end - 1) / chunkBytes) === first) return chunks[first]!.subarray(at - first * chunkBytes, end - first * chunkBytes);
-      const copy = new Uint8Array(end - at);
-      for (let index = first, done = 0; done < copy.length; index++) {
-        const from = Math.max(at, index * chunkBytes) - index * chunkBytes;
-        const part = chunks[index]!.subarray(from, Math.min(chunks[index]!.length, end - index * chunkBytes));
-        copy.set(part, done);
-        done += part.length;
-      }
-      return copy;
-    },
-  };
 }
 
 /**

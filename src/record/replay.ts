@@ -29,7 +29,7 @@ import { DataType, RecordBatchStreamReader, tableFromIPC, type RecordBatch, type
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, chunkedSource, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
 import { CHUNK_BYTES, FileBytes, FileChangedError } from "./file-bytes.ts";
 import { CODE_KEY, COMMAND_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 
@@ -286,7 +286,7 @@ function filePasses(path: string, chunkBytes: number): StreamPasses {
   const digests: string[] = [];
   const openFile = () => FileBytes.open(path, (problem, cause) => new InputLogError(`${named(path)} ${problem}`, { cause }));
   const check = (index: number, chunk: Uint8Array): void => {
-    if (createHash("sha256").update(chunk).digest("hex") === digests[index]) return;
+    if (digestOf(chunk) === digests[index]) return;
     const from = index * chunkBytes;
     throw new FileChangedError(`its bytes ${from.toLocaleString("en-US")}-${(from + chunk.length).toLocaleString("en-US")} are not those walked`);
   };
@@ -295,7 +295,7 @@ function filePasses(path: string, chunkBytes: number): StreamPasses {
       const file = openFile();
       try {
         let index = 0;
-        for (const chunk of file.chunks(0, readTo, chunkBytes)) digests[index++] = createHash("sha256").update(chunk).digest("hex");
+        for (const chunk of file.chunks(0, readTo, chunkBytes)) digests[index++] = digestOf(chunk);
       } finally {
         file.close();
       }
@@ -315,10 +315,15 @@ function filePasses(path: string, chunkBytes: number): StreamPasses {
   };
 }
 
+/** A chunk's SHA-256, as hex. */
+function digestOf(chunk: Uint8Array): string {
+  return createHash("sha256").update(chunk).digest("hex");
+}
+
 /**
  * The bytes [0, length) of `file` as a ByteSource read a chunk at a time,
  * each chunk checked (`check`) when read; the last two are kept (a message
- * may straddle two). A slice across chunks is a copy.
+ * may straddle two).
  */
 function sealedSource(file: FileBytes, length: number, chunkBytes: number, check: (index: number, chunk: Uint8Array) => void): ByteSource & { close(): void } {
   const kept = new Map<number, Uint8Array>();
@@ -333,24 +338,7 @@ function sealedSource(file: FileBytes, length: number, chunkBytes: number, check
     }
     return bytes;
   };
-  return {
-    length,
-    slice(at, size) {
-      const end = Math.min(length, at + size);
-      if (at >= end) return new Uint8Array(0);
-      const first = Math.floor(at / chunkBytes);
-      const last = Math.floor((end - 1) / chunkBytes);
-      if (first === last) return chunk(first).subarray(at - first * chunkBytes, end - first * chunkBytes);
-      const copy = new Uint8Array(end - at);
-      for (let index = first; index <= last; index++) {
-        const base = index * chunkBytes;
-        const part = chunk(index).subarray(Math.max(at, base) - base, Math.min(end, base + chunkBytes) - base);
-        copy.set(part, Math.max(at, base) - at);
-      }
-      return copy;
-    },
-    close: () => file.close(),
-  };
+  return { ...chunkedSource(length, chunkBytes, chunk), close: () => file.close() };
 }
 
 /**
