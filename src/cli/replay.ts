@@ -68,8 +68,9 @@
  *
  * A replay that takes over 2 s shows its progress on stderr (steps of the
  * log's, virtual time, steps per second: progress.ts replayProgress);
- * `--no-progress` turns it off. A live log is read a batch at a time
- * (record/replay.ts openInputLog), so a log of any size replays.
+ * `--no-progress` turns it off. A live log larger than 256 MiB is read from
+ * the file a batch at a time (record/replay.ts openInputLog), so a log of
+ * any size replays.
  *
  * Every flag is checked, and with `--serve` the address bound once (as
  * `shadowbook serve` does), before the log is read: a refused command
@@ -323,7 +324,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
     // Before the replay runs the Exchange: literal sites it tenures now would stay tenured while serving.
     tuneHeapForServing();
   }
-  // Read a batch at a time: a live session's log may be larger than memory, or than one read can hold (record/replay.ts).
+  // A large live log is read a batch at a time: it may be larger than memory, or than one read can hold (record/replay.ts).
   const bar = options.progress === false ? undefined : replayProgress();
   let log: StreamedInputLog;
   try {
