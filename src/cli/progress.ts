@@ -21,15 +21,30 @@ interface Bar {
   done(): void;
 }
 
+/**
+ * Redraws one line of a terminal in place: `\r`, the line, and spaces over
+ * whatever of the line before it was longer (a rate that loses a digit
+ * would otherwise leave the old last characters on screen). Plain spaces
+ * rather than an erase escape, so that any terminal shows it right.
+ */
+function terminalLine(stream: NodeJS.WriteStream): (line: string) => void {
+  let shown = 0;
+  return (line) => {
+    stream.write(`\r${line}${" ".repeat(Math.max(0, shown - line.length))}`);
+    shown = line.length;
+  };
+}
+
 /** Draws a share of the work and a text: a redrawn bar on a terminal, a line per tenth elsewhere. */
 function lineDrawer(stream: NodeJS.WriteStream): { draw(share: number, text: string): void; done(): void } {
   let lastTenth = -1;
   let drawn = false;
+  const redraw = terminalLine(stream);
   return {
     draw(share, text) {
       if (stream.isTTY) {
         const filled = Math.round(share * WIDTH);
-        stream.write(`\r[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`);
+        redraw(`[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`);
         drawn = true;
         return;
       }
@@ -74,6 +89,7 @@ export function replayProgress(stream: NodeJS.WriteStream = process.stderr, nowS
   done(): void;
 } {
   const drawer = lineDrawer(stream);
+  const redrawCheck = terminalLine(stream);
   const started = nowSeconds();
   let phaseStarted = started;
   let total = 0;
@@ -87,7 +103,7 @@ export function replayProgress(stream: NodeJS.WriteStream = process.stderr, nowS
       if (now - started < REPLAY_QUIET_SECONDS) return;
       const text = `checking the log: step ${steps.toLocaleString("en-US")}  ${formatMicros(atMicros)}  ${rate(steps, now - phaseStarted)}`;
       if (stream.isTTY) {
-        stream.write(`\r${text}`);
+        redrawCheck(text);
         checkDrawn = true;
       } else if (now - checkLineAt >= CHECK_LINE_SECONDS) {
         checkLineAt = now;

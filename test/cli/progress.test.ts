@@ -16,7 +16,7 @@
  *    `--no-progress` stderr gets none, and the run is the same.
  */
 import { describe, expect, it } from "vitest";
-import { fakeStream } from "../helpers/fake-stream.ts";
+import { fakeStream, terminalScreen } from "../helpers/fake-stream.ts";
 import { shadowbook } from "./shadowbook-process.ts";
 import { progressBar } from "../../src/cli/progress.ts";
 import { formatMicros, MICROS_PER_SECOND } from "../../src/core/time.ts";
@@ -121,6 +121,19 @@ describe("progressBar on a terminal", () => {
     });
     expect(writes[shares.length - 1]).toMatch(/^\r\[#{30}\] 2026-01-01T01:00:00\.000Z  100%  /);
     expect(writes[shares.length]).toBe("\n");
+  });
+
+  it("leaves nothing of a longer line before it on screen when its line gets shorter", () => {
+    const { stream, writes } = fakeStream(true);
+    const bar = progressBar(stream);
+    bar.update(at(0.5, 1, 1_234_567_890));
+    const long = terminalScreen(writes)[0]!;
+    // Fewer events in more wall time: the count and the rate lose digits.
+    bar.update(at(0.6, 1_000, 12));
+    const screen = terminalScreen(writes);
+    expect(screen).toHaveLength(1);
+    expect(screen[0]!.length).toBeLessThan(long.length);
+    expect(screen[0]).toMatch(/  12 events  0 events\/s$/);
   });
 
   it("writes nothing at done when nothing was drawn", () => {

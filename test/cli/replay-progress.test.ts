@@ -18,7 +18,7 @@ import { formatMicros } from "../../src/core/time.ts";
 import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { openInputLog, PROGRESS_EVERY, readInputLog, replayInputLog } from "../../src/record/replay.ts";
 import { runScenario } from "../../src/sim/runner.ts";
-import { fakeStream } from "../helpers/fake-stream.ts";
+import { fakeStream, terminalScreen } from "../helpers/fake-stream.ts";
 
 
 const T0 = 1_767_225_600_000_000;
@@ -101,6 +101,24 @@ describe("replayProgress", () => {
     short.replayed(4, T0);
     short.done();
     expect(quiet.writes).toEqual([]);
+  });
+
+  it("leaves nothing of a longer line before it on screen, in the check and in the replay", () => {
+    let seconds = 0;
+    const { stream, writes } = fakeStream(true);
+    const bar = replayProgress(stream, () => seconds);
+    seconds = 3;
+    bar.checked(3_000_000, T0);
+    seconds = 3_000;
+    bar.checked(3_000_001, T0);
+    expect(terminalScreen(writes)).toEqual([`checking the log: step 3,000,001  ${formatMicros(T0)}  1,000 steps/s`]);
+    bar.replaying(3_000_001);
+    seconds = 3_001;
+    bar.replayed(2_000_000, T0);
+    seconds = 203_000;
+    bar.replayed(2_000_001, T0);
+    bar.done();
+    expect(terminalScreen(writes)[1]).toBe(`[${"#".repeat(20)}${".".repeat(10)}] step 2,000,001 of 3,000,001   67%  ${formatMicros(T0)}  10 steps/s`);
   });
 });
 
