@@ -6,7 +6,10 @@
  * report.html last, so a run whose files cannot all be written leaves no
  * report of a finished run. Both kinds of run write this way: one with
  * agents (writeRunOutputs) and a replay of recorded market data
- * (writeStaged with src/backtest/run.ts's writeReplayOutputs).
+ * (writeStaged with src/backtest/run.ts's writeReplayOutputs). A run with
+ * agents streams its Arrow outputs into the staging directory while it
+ * runs (prepareStaging before it); a run that fails or is interrupted
+ * removes them (abandonStaging).
  */
 import { existsSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -72,11 +75,48 @@ export function stagingDir(out: string): string {
   return join(out, `${STAGING_PREFIX}${process.pid}`);
 }
 
+/**
+ * A staging directory made ready before a run whose files are written into
+ * it while it runs (a run with agents streams its Arrow outputs there):
+ * `created` says whether `out` was made for it, so that a failure removes
+ * it again (abandonStaging).
+ */
+export interface Staging {
+  readonly out: string;
+  readonly dir: string;
+  readonly created: boolean;
+}
+
+/** Clears this process's staging directory in `out` (a crashed run with the same process id may have left one) and notes whether `out` exists. */
+export function prepareStaging(out: string): Staging {
+  const dir = stagingDir(out);
+  const created = !existsSync(out);
+  rmSync(dir, { recursive: true, force: true });
+  return { out, dir, created };
+}
+
+/** After a failure: removes the staging directory, and `out` when it was made for the run and holds nothing else. */
+export function abandonStaging(staging: Staging): void {
+  try {
+    rmSync(staging.dir, { recursive: true, force: true });
+    if (staging.created) rmdirSync(staging.out); // only when empty: nothing of the run was moved there
+  } catch {
+    // Nothing to remove, or `out` holds what was moved before the failure: the failure's own message says more.
+  }
+}
+
+/** A file system failure of writing into --out, reworded naming --out (ENOSPC, EACCES, ...); any other error as it is. */
+export function outFailure(out: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why = code === undefined ? undefined : WRITE_FAILURES[code];
+  return why === undefined ? error : new Error(`--out "${out}" cannot be written: ${why} (${code})`, { cause: error });
+}
+
 export interface StagedWriteOptions {
   /** Every file the run writes into `out`, checked again before writing (checkOutDir; default: those of a run with agents). */
   readonly files?: readonly string[];
-  /** The staging directory (default: stagingDir(out)). */
-  readonly staging?: string;
+  /** The staging directory, when it was prepared before the run (prepareStaging) and may hold its files; default: stagingDir(out), cleared first. */
+  readonly staging?: Staging;
 }
 
 /**
@@ -91,11 +131,9 @@ export interface StagedWriteOptions {
  */
 export async function writeStaged(out: string, write: (staging: string) => readonly string[] | Promise<readonly string[]>, options: StagedWriteOptions = {}): Promise<string[]> {
   checkOutDir(out, options.files); // again: the directory may have changed while the run ran
-  const staging = options.staging ?? stagingDir(out);
-  const created = !existsSync(out);
+  const staging = options.staging ?? prepareStaging(out);
   try {
-    rmSync(staging, { recursive: true, force: true });
-    const written = await write(staging);
+    const written = await write(staging.dir);
     const finished = written.filter((file) => FINISHED_FILES.includes(basename(file)));
     const staged = [...written.filter((file) => !finished.includes(file)), ...finished];
     const files = staged.map((file) => {
@@ -103,27 +141,21 @@ export async function writeStaged(out: string, write: (staging: string) => reado
       renameSync(file, moved);
       return moved;
     });
-    rmSync(staging, { recursive: true, force: true });
+    rmSync(staging.dir, { recursive: true, force: true });
     return files;
   } catch (error) {
-    try {
-      rmSync(staging, { recursive: true, force: true });
-      if (created) rmdirSync(out); // only when empty: nothing of the run was moved there
-    } catch {
-      // Nothing to remove, or `out` holds what was moved before the failure: the failure's own message says more.
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === undefined ? undefined : WRITE_FAILURES[code];
-    throw why === undefined ? error : new Error(`--out "${out}" cannot be written: ${why} (${code})`, { cause: error });
+    abandonStaging(staging);
+    throw outFailure(out, error);
   }
 }
 
 /**
  * Writes the files of a run with agents through `staging` (writeStaged):
- * the Arrow files and the input log first, summary.json and report.html
- * last. `outputs` must write into `staging` (createRunOutputs(staging)).
+ * the Arrow files (streamed there during the run) and the input log first,
+ * summary.json and report.html last. `outputs` must write into
+ * `staging.dir` (createRunOutputs(staging.dir)).
  */
-export async function writeRunOutputs(out: string, staging: string, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
+export async function writeRunOutputs(out: string, staging: Staging, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
   let table = "";
   const files = await writeStaged(
     out,

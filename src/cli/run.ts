@@ -35,7 +35,7 @@ import { basename } from "node:path";
 import { formatReplaySummary, REPLAY_OUTPUT_FILES, runReplayScenario, writeReplayOutputs, type ReplayRun } from "../backtest/run.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
-import { createRunOutputs } from "../report/write-run.ts";
+import { createRunOutputs, type RunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
 import { runCommandLine } from "../sim/command-line.ts";
 import { applyOverrides, formatOverrides, overridesRecord, parseSetFlags } from "../sim/overrides.ts";
@@ -43,7 +43,7 @@ import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario, portableScenarioArgument } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
-import { checkOutDir, stagingDir, writeRunOutputs, writeStaged } from "./run-out.ts";
+import { abandonStaging, checkOutDir, outFailure, prepareStaging, writeRunOutputs, writeStaged, type Staging } from "./run-out.ts";
 
 export interface RunCommandOptions {
   seed?: string;
@@ -105,9 +105,9 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const signatures: SignatureMode = options.verifySignatures === true ? "signed" : scenario.signatures ?? "trusted";
   if (options.out !== undefined) checkOutDir(options.out);
   const bar = options.progress === false ? undefined : progressBar();
-  // The files are written into a staging directory inside --out, then moved (writeRunOutputs).
-  const staging = options.out === undefined ? undefined : stagingDir(options.out);
-  const outputs = staging === undefined ? undefined : createRunOutputs(staging, { overrides: overridesRecord(overrides) });
+  // The files are written into a staging directory inside --out (the Arrow outputs while the run runs), then moved (writeRunOutputs).
+  const staging = options.out === undefined ? undefined : prepareStaging(options.out);
+  const outputs = staging === undefined ? undefined : createRunOutputs(staging.dir, { overrides: overridesRecord(overrides), stream: true });
   const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
   const command = runCommandLine(portableScenarioArgument(loaded.path), seed, {
     fuzz: options.fuzz === true,
@@ -118,20 +118,22 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
   });
   const inputLog = options.out === undefined ? undefined : new InputLogRecorder({ command });
-  const { run, figures } = await runScenario(scenario, {
-    observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
-    seed,
-    signatures,
-    paths: loaded.paths,
-    invariants,
-    ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
-    ...(durationSeconds === undefined ? {} : { durationSeconds }),
-    ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
-  });
+  const { run, figures } = await whileStaging(staging, outputs, () =>
+    runScenario(scenario, {
+      observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
+      seed,
+      signatures,
+      paths: loaded.paths,
+      invariants,
+      ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
+      ...(durationSeconds === undefined ? {} : { durationSeconds }),
+      ...(bar === undefined ? {} : { onProgress: (progress) => bar.update(progress) }),
+    }),
+  );
   bar?.done();
   const set = overrides.length === 0 ? "" : `; --set ${formatOverrides(overrides)}`;
   console.log(`shadowbook run ${scenario.name} (seed ${figures.seed}, ${signatures === "signed" ? "signed mode: every signature verified" : "trusted mode: signatures not checked"}${set})`);
-  const written = outputs === undefined ? undefined : await writeRunOutputs(options.out!, staging!, outputs, inputLog!, figures);
+  const written = staging === undefined ? undefined : await writeRunOutputs(options.out!, staging, outputs!, inputLog!, figures);
   console.log(written?.table ?? formatSummaryTable(summary.summarize(figures)));
   if (options.verbose === true) {
     for (const agent of run.host.agents) {
@@ -141,6 +143,37 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   }
   if (written !== undefined) console.log(`wrote ${written.files.length} files to ${options.out}: ${written.files.map((file) => basename(file)).join(", ")}`);
   return figures;
+}
+
+/**
+ * Runs `run` while the run's Arrow outputs stream into `staging`: if it
+ * fails, or SIGINT or SIGTERM ends the process meanwhile, the files
+ * streamed so far and the staging directory are removed (and --out, when
+ * the run made it), so that an unfinished run leaves nothing behind; a
+ * failure to write them is reworded naming --out. The signal is raised
+ * again once they are gone, so the process ends as the signal ends it.
+ */
+async function whileStaging<T>(staging: Staging | undefined, outputs: RunOutputs | undefined, run: () => Promise<T>): Promise<T> {
+  if (staging === undefined) return run();
+  const abandon = () => {
+    outputs?.abandon();
+    abandonStaging(staging);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    abandon();
+    process.kill(process.pid, signal);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await run();
+  } catch (error) {
+    abandon();
+    throw outFailure(staging.out, error);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
 }
 
 /**

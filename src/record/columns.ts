@@ -21,13 +21,23 @@
  *   as is; a ColumnTable, whose batches stay in memory until `toIPC()`,
  *   writes the whole vocabulary once instead, because some readers of the
  *   file format refuse deltas (polars: "delta dictionary batches not
- *   supported").
+ *   supported"). A ColumnTable streamed to its file (`streamTo`) cannot:
+ *   its batches are on disk, so a value that arrives after the first batch
+ *   is written as a delta there too (valid in the file format; read by
+ *   apache-arrow, pyarrow, arrow-rs, not polars). Seed a streamed table's
+ *   vocabularies completely, as the run outputs do (run-outputs.ts).
  *
  * A table (`ColumnTable`) owns its columns, counts rows (`endRow()` after a
- * row's values were pushed, one per column) and keeps the sealed batches
- * until `toIPC()` writes the Arrow IPC file format.
+ * row's values were pushed, one per column) and either keeps the sealed
+ * batches until `toIPC()` writes the Arrow IPC file format, or, once
+ * `streamTo(path)` was called, writes each batch to its file as it is
+ * sealed and the footer at `close()` (the same bytes as `toIPC()` when no
+ * dictionary grew after the first batch), so that a long run's outputs
+ * take one batch of memory per table, not the run's.
  */
+import { closeSync, openSync, writeSync } from "node:fs";
 import {
+  AsyncByteQueue,
   Binary,
   Bool,
   Dictionary,
@@ -555,12 +565,39 @@ function numberDictionaries(table: string, columns: readonly Column[]): void {
   }
 }
 
-/** One Arrow table being recorded: its columns, its sealed batches. */
+/**
+ * An Arrow writer sink that writes each chunk to a file as it comes
+ * (writeSync: a recorder's files are its driver's, and a chunk written is
+ * one the process cannot lose to a crash of the run later on).
+ */
+class FileSink extends AsyncByteQueue {
+  constructor(private readonly fd: number) {
+    super();
+  }
+
+  override write(value: Uint8Array): void {
+    for (let at = 0; at < value.byteLength; ) at += writeSync(this.fd, value, at, value.byteLength - at);
+  }
+
+  /** The writer closes its sink at finish; the table closes the file. */
+  override close(): void {}
+}
+
+/** A table's file while it is streamed (ColumnTable.streamTo). */
+interface StreamedFile {
+  readonly path: string;
+  readonly fd: number;
+  readonly writer: RecordBatchFileWriter;
+}
+
+/** One Arrow table being recorded: its columns, its sealed batches (or the file they were written to). */
 export class ColumnTable {
   readonly schema: Schema;
   private readonly batches: RecordBatch[] = [];
   private rows = 0;
   private total = 0;
+  private file: StreamedFile | undefined;
+  private streamed = false;
 
   constructor(
     readonly name: string,
@@ -593,6 +630,7 @@ export class ColumnTable {
   /** Cuts the pending rows into a RecordBatch. */
   seal(): void {
     if (this.rows === 0) return;
+    if (this.streamed && this.file === undefined) throw new Error(`table "${this.name}" was closed: its file takes no more rows`);
     const length = this.rows;
     const children: Data[] = [];
     for (const column of this.columns) {
@@ -600,7 +638,52 @@ export class ColumnTable {
       children.push(column.cut());
     }
     this.rows = 0;
-    this.batches.push(new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children })));
+    const batch = new RecordBatch(this.schema, makeData({ type: new Struct(this.schema.fields), length, nullCount: 0, children }));
+    if (this.file !== undefined) this.file.writer.write(batch);
+    else this.batches.push(batch);
+  }
+
+  /**
+   * From now on writes each batch to `path` as it is sealed, instead of
+   * keeping it (call before the first batch is sealed); `close()` writes the
+   * rest and the footer. Any failure to write is thrown where it happens
+   * (openSync, writeSync), naming the file.
+   */
+  streamTo(path: string): void {
+    if (this.streamed) throw new Error(`table "${this.name}" is already streamed`);
+    if (this.batches.length > 0) throw new Error(`table "${this.name}" sealed a batch before streamTo: those rows would be missing from ${path}`);
+    const fd = openSync(path, "w");
+    const writer = new RecordBatchFileWriter();
+    try {
+      writer.reset(new FileSink(fd), this.schema);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    this.file = { path, fd, writer };
+    this.streamed = true;
+  }
+
+  /** Streamed: writes the pending rows and the footer, and closes the file; returns its path. */
+  close(): string {
+    const file = this.file;
+    if (file === undefined) throw new Error(this.streamed ? `table "${this.name}" is already closed` : `table "${this.name}" is not streamed: use toIPC()`);
+    try {
+      this.seal();
+      file.writer.finish();
+    } finally {
+      this.file = undefined;
+      closeSync(file.fd);
+    }
+    return file.path;
+  }
+
+  /** Streamed: closes the file as it is, without its footer (a run that failed); the caller removes it. */
+  abandon(): void {
+    const file = this.file;
+    if (file === undefined) return;
+    this.file = undefined;
+    closeSync(file.fd);
   }
 
   /**
@@ -609,6 +692,7 @@ export class ColumnTable {
    * whole, for every batch (no delta dictionary batches: see the header).
    */
   toIPC(): Uint8Array {
+    if (this.streamed) throw new Error(`table "${this.name}" is streamed to its file: close() it`);
     this.seal();
     const wholes = this.columns.map((column) => (column instanceof DictColumn ? column.wholeDictionary() : undefined));
     const batches = wholes.some((whole) => whole !== undefined) ? this.batches.map((batch) => this.withDictionaries(batch, wholes)) : this.batches;

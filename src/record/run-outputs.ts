@@ -5,8 +5,15 @@
  *
  * Columnar and batched: every file is a set of plain column arrays (typed
  * arrays for numbers) cut into a RecordBatch every `batchRows` rows (default
- * 65,536) with makeData (see columns.ts). The batches stay in memory until
- * `write()` writes the files at the end of the run.
+ * 65,536) with makeData (see columns.ts). With `stream` (what `shadowbook
+ * run --out` uses), each file is opened when the run begins and each batch
+ * written to it as it fills, so a long run holds one batch per file, not
+ * its outputs (the default hour's outputs are ~40 MB of columns); `write()`
+ * then writes the last rows and the footers. Without it, the batches stay
+ * in memory until `write()` writes the files at the end of the run. Both
+ * give the same bytes: every dictionary is seeded with its whole
+ * vocabulary (the run's markets, agents and assets, the spec's enums), so
+ * no file needs a dictionary delta.
  *
  * Types, for every file:
  * - `time` is Timestamp(ms, UTC): the record's own time for events
@@ -124,7 +131,7 @@
  *   each side of each market. time, symbol, side ("bid" | "ask"), level
  *   (0 = best), price, qty.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatScaled, toE18 } from "../core/decimal.ts";
 import type { Micros } from "../core/time.ts";
@@ -153,6 +160,8 @@ export interface RunOutputsOptions {
   readonly depthLevels?: number;
   /** A sampler shared with other observers (the summary), so each sample is read once. */
   readonly sampler?: RunSampler;
+  /** Open the files in `outDir` when the run begins and write each batch as it fills (default false: all at `write()`). */
+  readonly stream?: boolean;
 }
 
 const SIDES = ["B", "A"];
@@ -439,6 +448,7 @@ function pushFinite(column: F64Column, value: number): void {
 export class RunOutputsRecorder implements RunObserver {
   readonly sampler: RunSampler;
   private readonly batchRows: number;
+  private readonly stream: boolean;
   private vocabulary: RunVocabulary | undefined;
   private tables: Tables | undefined;
 
@@ -449,12 +459,22 @@ export class RunOutputsRecorder implements RunObserver {
     this.batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     if (!Number.isSafeInteger(this.batchRows) || this.batchRows < 1) throw new RangeError(`batchRows "${this.batchRows}" must be a positive integer`);
     this.sampler = options.sampler ?? new RunSampler(options.depthLevels);
+    this.stream = options.stream === true;
   }
 
   begin(setup: RunSetup): void {
     this.sampler.begin(setup);
     this.vocabulary = vocabularyOf(setup);
-    this.tables = makeTables(this.vocabulary, this.batchRows);
+    const tables = makeTables(this.vocabulary, this.batchRows);
+    this.tables = tables;
+    if (!this.stream) return;
+    mkdirSync(this.outDir, { recursive: true });
+    try {
+      for (const name of RUN_OUTPUT_FILES) tables[name].t.streamTo(this.pathOf(name));
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
   }
 
   output(output: ExchangeOutput, _atMicros: Micros): void {
@@ -695,16 +715,29 @@ export class RunOutputsRecorder implements RunObserver {
     return counts;
   }
 
-  /** Writes every file into `outDir` (created if needed); returns their paths, in RUN_OUTPUT_FILES order. */
+  /** Writes every file into `outDir` (created if needed; streamed: the last rows and the footers); returns their paths, in RUN_OUTPUT_FILES order. */
   write(): string[] {
     const tables = this.ready();
+    if (this.stream) return RUN_OUTPUT_FILES.map((name) => tables[name].t.close());
     mkdirSync(this.outDir, { recursive: true });
-    const paths: string[] = [];
-    for (const name of RUN_OUTPUT_FILES) {
-      const path = join(this.outDir, `${name}.arrow`);
+    return RUN_OUTPUT_FILES.map((name) => {
+      const path = this.pathOf(name);
       writeFileSync(path, tables[name].t.toIPC());
-      paths.push(path);
+      return path;
+    });
+  }
+
+  /** Streamed, after a run that failed: closes the files and removes them (nothing else in `outDir`). */
+  abandon(): void {
+    const tables = this.tables;
+    if (tables === undefined || !this.stream) return;
+    for (const name of RUN_OUTPUT_FILES) {
+      tables[name].t.abandon();
+      rmSync(this.pathOf(name), { force: true });
     }
-    return paths;
+  }
+
+  private pathOf(name: RunOutputFile): string {
+    return join(this.outDir, `${name}.arrow`);
   }
 }

@@ -35,6 +35,8 @@ export interface RunOutputsSettings {
   readonly arrow?: boolean;
   /** The run's `--set` overrides, path to value: summary.json and report.html record them. */
   readonly overrides?: Readonly<Record<string, unknown>>;
+  /** Write the Arrow files while the run runs, a batch at a time (RunOutputsRecorder `stream`; default false: at `finish`). */
+  readonly stream?: boolean;
 }
 
 export interface WrittenRunOutputs {
@@ -52,13 +54,18 @@ export interface RunOutputs {
   readonly recorder: RunOutputsRecorder | undefined;
   /** Writes every file into the output directory once the run is over. */
   finish(figures: RunFigures): Promise<WrittenRunOutputs>;
+  /** After a run that failed: closes and removes the Arrow files streamed so far (nothing to do unless `stream`). */
+  abandon(): void;
 }
 
 export function createRunOutputs(outDir: string, settings: RunOutputsSettings = {}): RunOutputs {
   const depthLevels = settings.depthLevels ?? DEFAULT_DEPTH_LEVELS;
   const sampler = new RunSampler(depthLevels);
   const summary = new RunSummaryObserver({ sampler, ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }) });
-  const recorder = settings.arrow === false ? undefined : new RunOutputsRecorder(outDir, { sampler, ...(settings.batchRows === undefined ? {} : { batchRows: settings.batchRows }) });
+  const recorder =
+    settings.arrow === false
+      ? undefined
+      : new RunOutputsRecorder(outDir, { sampler, stream: settings.stream === true, ...(settings.batchRows === undefined ? {} : { batchRows: settings.batchRows }) });
   const observers: RunObserver[] = recorder === undefined ? [summary] : [recorder, summary];
   return {
     observers,
@@ -84,5 +91,6 @@ export function createRunOutputs(outDir: string, settings: RunOutputsSettings = 
       });
       return { summary: result, table: formatSummaryTable(result), files: [...files, summaryPath, reportPath] };
     },
+    abandon: () => recorder?.abandon(),
   };
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATA_DIR } from "../../src/backtest/run.ts";
-import { checkOutDir, STAGING_PREFIX, writeRunOutputs, writeStaged } from "../../src/cli/run-out.ts";
+import { checkOutDir, STAGING_PREFIX, writeRunOutputs, writeStaged, type Staging } from "../../src/cli/run-out.ts";
 import { runCommand } from "../../src/cli/run.ts";
 import type { InputLogRecorder } from "../../src/record/input-log.ts";
 import { RUN_OUTPUT_FILES } from "../../src/record/run-outputs.ts";
@@ -31,7 +31,21 @@ vi.mock("node:fs", async (importOriginal) => {
     }
     return (fs.writeFileSync as (...args: unknown[]) => void)(path, data, ...rest);
   }) as typeof fs.writeFileSync;
-  return { ...fs, default: { ...fs, writeFileSync }, writeFileSync };
+  // The same for a file written a chunk at a time (a run's streamed Arrow outputs): its path is known from its open.
+  const pathOfFd = new Map<number, string>();
+  const openSync = ((path: Parameters<typeof fs.openSync>[0], ...rest: unknown[]) => {
+    const fd = (fs.openSync as (...args: unknown[]) => number)(path, ...rest);
+    pathOfFd.set(fd, String(path));
+    return fd;
+  }) as typeof fs.openSync;
+  const writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (failing.suffix !== undefined && pathOfFd.get(fd)?.endsWith(failing.suffix) === true) {
+      throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: "ENOSPC" });
+    }
+    return (fs.writeSync as (...args: unknown[]) => number)(fd, ...rest);
+  }) as typeof fs.writeSync;
+  const mocked = { writeFileSync, openSync, writeSync };
+  return { ...fs, default: { ...fs, ...mocked }, ...mocked };
 });
 
 let dir: string;
@@ -89,7 +103,13 @@ function fakeOutputs(staging: string, failAfterSummary = false): RunOutputs {
       }
       return { summary: undefined as never, table: "the table", files };
     },
+    abandon() {},
   };
+}
+
+/** A staging directory `.staging` in `out`, as prepareStaging makes it ready before a run. */
+function stagingIn(out: string): Staging {
+  return { out, dir: join(out, ".staging"), created: !existsSync(out) };
 }
 
 const inputLog = (write: (path: string) => void) => ({ write }) as unknown as InputLogRecorder;
@@ -98,8 +118,8 @@ const figures = {} as RunFigures;
 describe("writeRunOutputs", () => {
   it("moves every file into --out, summary.json and report.html last, and removes the staging directory", async () => {
     const out = join(dir, "written");
-    const staging = join(out, ".staging");
-    const written = await writeRunOutputs(out, staging, fakeOutputs(staging), inputLog((path) => writeFileSync(path, "log\n")), figures);
+    const staging = stagingIn(out);
+    const written = await writeRunOutputs(out, staging, fakeOutputs(staging.dir), inputLog((path) => writeFileSync(path, "log\n")), figures);
     expect(written.files).toEqual(["executions.arrow", "busts.arrow", "inputs.arrow", "summary.json", "report.html"].map((name) => join(out, name)));
     expect(readdirSync(out).sort()).toEqual(["busts.arrow", "executions.arrow", "inputs.arrow", "report.html", "summary.json"]);
     expect(readFileSync(join(out, "inputs.arrow"), "utf8")).toBe("log\n");
@@ -107,11 +127,11 @@ describe("writeRunOutputs", () => {
 
   it("writing inputs.arrow fails: no summary.json or report.html, no staging directory, no --out it created", async () => {
     const out = join(dir, "log-fails");
-    const staging = join(out, ".staging");
+    const staging = stagingIn(out);
     const full = inputLog(() => {
       throw Object.assign(new Error("ENOSPC: no space left on device, open"), { code: "ENOSPC" });
     });
-    await expect(writeRunOutputs(out, staging, fakeOutputs(staging), full, figures)).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(writeRunOutputs(out, staging, fakeOutputs(staging.dir), full, figures)).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
     expect(existsSync(out)).toBe(false);
   });
 
@@ -119,8 +139,8 @@ describe("writeRunOutputs", () => {
     const out = join(dir, "previous");
     mkdirSync(out);
     writeFileSync(join(out, "summary.json"), "a previous run's summary\n");
-    const staging = join(out, ".staging");
-    await expect(writeRunOutputs(out, staging, fakeOutputs(staging, true), inputLog(() => {}), figures)).rejects.toThrow("the report could not be rendered");
+    const staging = stagingIn(out);
+    await expect(writeRunOutputs(out, staging, fakeOutputs(staging.dir, true), inputLog(() => {}), figures)).rejects.toThrow("the report could not be rendered");
     expect(readdirSync(out)).toEqual(["summary.json"]);
     expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("a previous run's summary\n");
   });
@@ -196,6 +216,23 @@ describe("run --out", () => {
     await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}": inputs.arrow there is a directory, not a file the run can write`);
     expect(readdirSync(out)).toEqual(["inputs.arrow"]);
   });
+
+  it("a write of a streamed Arrow output that fails while the run runs leaves nothing, and no --out it created", async () => {
+    const out = join(dir, "run-full-disk");
+    failing.suffix = "executions.arrow";
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it("the same failure in an --out that existed leaves its files as they were", async () => {
+    const out = join(dir, "run-full-disk-existing");
+    mkdirSync(out);
+    writeFileSync(join(out, "summary.json"), "a previous run's summary\n");
+    failing.suffix = "depth.arrow";
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(readdirSync(out)).toEqual(["summary.json"]);
+    expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("a previous run's summary\n");
+  }, 60_000);
 
   it("writes every file of a run, and nothing else, and prints their list", async () => {
     const out = join(dir, "run", "default");
