@@ -11,7 +11,7 @@
  * runs (prepareStaging before it); a run that fails or is interrupted
  * removes them (abandonStaging).
  */
-import { existsSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { InputLogRecorder } from "../record/input-log.ts";
 import { RUN_OUTPUT_FILES } from "../record/run-outputs.ts";
@@ -87,12 +87,27 @@ export interface Staging {
   readonly created: boolean;
 }
 
-/** Clears this process's staging directory in `out` (a crashed run with the same process id may have left one) and notes whether `out` exists. */
+/**
+ * Makes this process's staging directory in `out` ready (empty: a crashed
+ * run with the same process id may have left one), noting first whether
+ * `out` exists. A failure to make it is reworded naming --out.
+ */
 export function prepareStaging(out: string): Staging {
   const dir = stagingDir(out);
-  const created = !existsSync(out);
-  rmSync(dir, { recursive: true, force: true });
-  return { out, dir, created };
+  const staging = { out, dir, created: !existsSync(out) };
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    abandonStaging(staging);
+    throw outFailure(out, error);
+  }
+  return staging;
+}
+
+/** Where a run with agents streams its input log (inputs.arrow) in the staging directory. */
+export function stagedInputLogPath(staging: Staging): string {
+  return join(staging.dir, INPUT_LOG_FILE);
 }
 
 /** After a failure: removes the staging directory, and `out` when it was made for the run and holds nothing else. */
@@ -151,20 +166,20 @@ export async function writeStaged(out: string, write: (staging: string) => reado
 
 /**
  * Writes the files of a run with agents through `staging` (writeStaged):
- * the Arrow files (streamed there during the run) and the input log first,
- * summary.json and report.html last. `outputs` must write into
- * `staging.dir` (createRunOutputs(staging.dir)).
+ * the Arrow files and the input log (both streamed there during the run)
+ * first, summary.json and report.html last. `outputs` must write into
+ * `staging.dir` (createRunOutputs(staging.dir, { stream: true })), and
+ * `inputLog` stream to stagedInputLogPath(staging).
  */
 export async function writeRunOutputs(out: string, staging: Staging, outputs: RunOutputs, inputLog: InputLogRecorder, figures: RunFigures): Promise<{ table: string; files: string[] }> {
   let table = "";
   const files = await writeStaged(
     out,
-    async (dir) => {
+    async () => {
       const written = await outputs.finish(figures);
       table = written.table;
-      const logPath = join(dir, INPUT_LOG_FILE);
-      inputLog.write(logPath);
-      return [...written.files, logPath];
+      inputLog.write();
+      return [...written.files, stagedInputLogPath(staging)];
     },
     { files: OUT_FILES, staging },
   );

@@ -35,7 +35,7 @@ import { basename } from "node:path";
 import { formatReplaySummary, REPLAY_OUTPUT_FILES, runReplayScenario, writeReplayOutputs, type ReplayRun } from "../backtest/run.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { formatSummaryTable, RunSummaryObserver } from "../report/summary.ts";
-import { createRunOutputs, type RunOutputs } from "../report/write-run.ts";
+import { createRunOutputs } from "../report/write-run.ts";
 import { fuzzedScenario } from "../sim/fuzz.ts";
 import { runCommandLine } from "../sim/command-line.ts";
 import { applyOverrides, formatOverrides, overridesRecord, parseSetFlags } from "../sim/overrides.ts";
@@ -43,7 +43,7 @@ import { runScenario, type RunFigures } from "../sim/runner.ts";
 import { durationProblem, type Scenario, type SignatureMode } from "../sim/scenario.ts";
 import { loadScenario, portableScenarioArgument } from "../sim/scenario-loader.ts";
 import { progressBar } from "./progress.ts";
-import { abandonStaging, checkOutDir, outFailure, prepareStaging, writeRunOutputs, writeStaged, type Staging } from "./run-out.ts";
+import { abandonStaging, checkOutDir, outFailure, prepareStaging, stagedInputLogPath, writeRunOutputs, writeStaged, type Staging } from "./run-out.ts";
 
 export interface RunCommandOptions {
   seed?: string;
@@ -105,10 +105,6 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
   const signatures: SignatureMode = options.verifySignatures === true ? "signed" : scenario.signatures ?? "trusted";
   if (options.out !== undefined) checkOutDir(options.out);
   const bar = options.progress === false ? undefined : progressBar();
-  // The files are written into a staging directory inside --out (the Arrow outputs while the run runs), then moved (writeRunOutputs).
-  const staging = options.out === undefined ? undefined : prepareStaging(options.out);
-  const outputs = staging === undefined ? undefined : createRunOutputs(staging.dir, { overrides: overridesRecord(overrides), stream: true });
-  const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
   const command = runCommandLine(portableScenarioArgument(loaded.path), seed, {
     fuzz: options.fuzz === true,
     invariants,
@@ -117,8 +113,12 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
     ...(invariantEveryBlocks === undefined ? {} : { invariantEveryBlocks }),
   });
-  const inputLog = options.out === undefined ? undefined : new InputLogRecorder({ command });
-  const { run, figures } = await whileStaging(staging, outputs, () =>
+  // The files are written into a staging directory inside --out (the Arrow outputs and the input log while the run runs), then moved (writeRunOutputs).
+  const staging = options.out === undefined ? undefined : prepareStaging(options.out);
+  const outputs = staging === undefined ? undefined : createRunOutputs(staging.dir, { overrides: overridesRecord(overrides), stream: true });
+  const summary = outputs?.summary ?? new RunSummaryObserver({ overrides: overridesRecord(overrides) });
+  const inputLog = staging === undefined ? undefined : new InputLogRecorder({ command, streamTo: stagedInputLogPath(staging) });
+  const { run, figures } = await whileStaging(staging, [outputs, inputLog], () =>
     runScenario(scenario, {
       observers: [...(outputs?.observers ?? [summary]), ...(inputLog === undefined ? [] : [inputLog])],
       seed,
@@ -146,17 +146,18 @@ export async function runCommand(argument: string, options: RunCommandOptions): 
 }
 
 /**
- * Runs `run` while the run's Arrow outputs stream into `staging`: if it
+ * Runs `run` while the run's Arrow outputs and input log (`writers`)
+ * stream into `staging`: if it
  * fails, or SIGINT or SIGTERM ends the process meanwhile, the files
  * streamed so far and the staging directory are removed (and --out, when
  * the run made it), so that an unfinished run leaves nothing behind; a
  * failure to write them is reworded naming --out. The signal is raised
  * again once they are gone, so the process ends as the signal ends it.
  */
-async function whileStaging<T>(staging: Staging | undefined, outputs: RunOutputs | undefined, run: () => Promise<T>): Promise<T> {
+async function whileStaging<T>(staging: Staging | undefined, writers: readonly ({ abandon(): void } | undefined)[], run: () => Promise<T>): Promise<T> {
   if (staging === undefined) return run();
   const abandon = () => {
-    outputs?.abandon();
+    for (const writer of writers) writer?.abandon();
     abandonStaging(staging);
   };
   const onSignal = (signal: NodeJS.Signals) => {

@@ -47,7 +47,7 @@
  * message; rejections are not outputs, so the fingerprint and the state
  * replay the same.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import type { Micros } from "../core/time.ts";
 import type { ExchangeConfig } from "../exchange/config.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
@@ -194,12 +194,19 @@ export interface InputLogRecorderOptions {
   readonly replayCode?: string;
   /** The `shadowbook run` command the log names (`shadowbook.command`: src/sim/command-line.ts); none when not given. */
   readonly command?: string;
+  /**
+   * Write the log to this file while the run runs, a batch at a time
+   * (ColumnTable.streamTo), rather than hold it to `write()`: what `run
+   * --out` does (an hour of the default scenario logs ~10 MB). The same
+   * bytes; `write()` then takes no path, and `abandon()` removes the file.
+   */
+  readonly streamTo?: string;
 }
 
 /**
- * A RunObserver that records the input log; `write(path)` after the run.
- * The fingerprint of a step is read after it ran, so it is taken when the
- * next step (or the end) comes.
+ * A RunObserver that records the input log; `write(path)` after the run
+ * (or, streamed, `write()`). The fingerprint of a step is read after it
+ * ran, so it is taken when the next step (or the end) comes.
  */
 export class InputLogRecorder implements RunObserver {
   private readonly columns = new InputLogColumns();
@@ -209,7 +216,10 @@ export class InputLogRecorder implements RunObserver {
   private steps = 0;
   private open = false;
 
+  private readonly streamPath: string | undefined;
+
   constructor(options: InputLogRecorderOptions = {}) {
+    this.streamPath = options.streamTo;
     this.provenance = {
       ...(options.code === undefined ? {} : { code: options.code }),
       ...(options.replayCode === undefined ? {} : { replayCode: options.replayCode }),
@@ -228,6 +238,7 @@ export class InputLogRecorder implements RunObserver {
       ...this.provenance,
     });
     this.table = new ColumnTable("inputs", this.columns.list, undefined, metadata);
+    if (this.streamPath !== undefined) this.table.streamTo(this.streamPath);
   }
 
   input(atMicros: Micros, input: ExchangeInput): void {
@@ -262,10 +273,22 @@ export class InputLogRecorder implements RunObserver {
    * failure, perhaps inside its last step; the log then says how many
    * outputs its last fingerprint covers (FAILED_AFTER_OUTPUTS_KEY).
    */
-  write(path: string, options: { readonly failed?: boolean } = {}): void {
+  write(path?: string, options: { readonly failed?: boolean } = {}): void {
     if (this.table === undefined) throw new Error("InputLogRecorder.write before the run began");
+    if ((path === undefined) !== (this.streamPath !== undefined)) {
+      throw new Error(this.streamPath === undefined ? "InputLogRecorder.write needs the log's path" : `InputLogRecorder.write: the log is streamed to ${this.streamPath}, not written to ${path}`);
+    }
     this.closeStep(true);
+    // Streamed too: the schema and its metadata are in the file's footer, written at close.
     if (options.failed === true) this.table.setMetadata(FAILED_AFTER_OUTPUTS_KEY, String(this.world!.fingerprint.count));
-    writeFileSync(path, this.table.toIPC());
+    if (path === undefined) this.table.close();
+    else writeFileSync(path, this.table.toIPC());
+  }
+
+  /** Streamed, after a run that failed: closes the log's file and removes it. */
+  abandon(): void {
+    if (this.streamPath === undefined || this.table === undefined) return;
+    this.table.abandon();
+    rmSync(this.streamPath, { force: true });
   }
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DATA_DIR } from "../../src/backtest/run.ts";
-import { checkOutDir, STAGING_PREFIX, writeRunOutputs, writeStaged, type Staging } from "../../src/cli/run-out.ts";
+import { checkOutDir, STAGING_PREFIX, stagedInputLogPath, writeRunOutputs, writeStaged, type Staging } from "../../src/cli/run-out.ts";
 import { runCommand } from "../../src/cli/run.ts";
 import type { InputLogRecorder } from "../../src/record/input-log.ts";
 import { RUN_OUTPUT_FILES } from "../../src/record/run-outputs.ts";
@@ -112,14 +112,15 @@ function stagingIn(out: string): Staging {
   return { out, dir: join(out, ".staging"), created: !existsSync(out) };
 }
 
-const inputLog = (write: (path: string) => void) => ({ write }) as unknown as InputLogRecorder;
+/** An input log streamed into the staging directory, whose write() (at the end of the run) is `write`. */
+const inputLog = (write: () => void) => ({ write }) as unknown as InputLogRecorder;
 const figures = {} as RunFigures;
 
 describe("writeRunOutputs", () => {
   it("moves every file into --out, summary.json and report.html last, and removes the staging directory", async () => {
     const out = join(dir, "written");
     const staging = stagingIn(out);
-    const written = await writeRunOutputs(out, staging, fakeOutputs(staging.dir), inputLog((path) => writeFileSync(path, "log\n")), figures);
+    const written = await writeRunOutputs(out, staging, fakeOutputs(staging.dir), inputLog(() => writeFileSync(stagedInputLogPath(staging), "log\n")), figures);
     expect(written.files).toEqual(["executions.arrow", "busts.arrow", "inputs.arrow", "summary.json", "report.html"].map((name) => join(out, name)));
     expect(readdirSync(out).sort()).toEqual(["busts.arrow", "executions.arrow", "inputs.arrow", "report.html", "summary.json"]);
     expect(readFileSync(join(out, "inputs.arrow"), "utf8")).toBe("log\n");
@@ -220,6 +221,13 @@ describe("run --out", () => {
   it("a write of a streamed Arrow output that fails while the run runs leaves nothing, and no --out it created", async () => {
     const out = join(dir, "run-full-disk");
     failing.suffix = "executions.arrow";
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it("so does a write of the streamed input log that fails", async () => {
+    const out = join(dir, "run-full-disk-log");
+    failing.suffix = "inputs.arrow";
     await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
     expect(existsSync(out)).toBe(false);
   }, 60_000);

@@ -5,7 +5,8 @@
  * files are the same bytes as those written at the end (every dictionary is
  * seeded whole, so no file needs a delta). Under it, ColumnTable.streamTo:
  * batches on disk as sealed, the footer at close, a dictionary that grows
- * late written as a delta that readers of the file format take.
+ * late written as a delta that readers of the file format take. The input
+ * log (InputLogRecorder `streamTo`) likewise.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,8 @@ import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ColumnTable, DictColumn, I32Column } from "../../src/record/columns.ts";
+import { FAILED_AFTER_OUTPUTS_KEY, InputLogRecorder } from "../../src/record/input-log.ts";
+import { readInputLog } from "../../src/record/replay.ts";
 import { RUN_OUTPUT_FILES, RunOutputsRecorder } from "../../src/record/run-outputs.ts";
 import { runScenario } from "../../src/sim/runner.ts";
 import { fixtureScenario } from "./run-fixture.ts";
@@ -132,4 +135,36 @@ describe("ColumnTable.streamTo", () => {
     const { table } = { table: new ColumnTable("t", [new I32Column("n")]) };
     expect(() => table.streamTo(join(dir, "no-such-dir", "x.arrow"))).toThrow(/ENOENT.*no-such-dir/);
   });
+});
+
+describe("InputLogRecorder with streamTo", () => {
+  it("writes the same bytes as the log written at the end, a failed run's metadata included, and reads back", async () => {
+    for (const failed of [false, true]) {
+      const path = join(dir, `inputs-streamed-${failed}.arrow`);
+      const streamed = new InputLogRecorder({ code: "0.1.0+000000000000", replayCode: "0.1.0+111111111111", streamTo: path });
+      const held = new InputLogRecorder({ code: "0.1.0+000000000000", replayCode: "0.1.0+111111111111" });
+      await runScenario(fixtureScenario(60), { observers: [streamed, held] });
+      // Opened when the run began (the Arrow magic is there); its batches are of 65,536 steps, more than this run has.
+      expect(readFileSync(path).subarray(0, 6).toString("latin1"), "the log's file is open before write()").toBe("ARROW1");
+      streamed.write(undefined, { failed });
+      const heldPath = join(dir, `inputs-held-${failed}.arrow`);
+      held.write(heldPath, { failed });
+      expect(readFileSync(path).equals(readFileSync(heldPath))).toBe(true);
+      const log = readInputLog(path);
+      expect(log.steps.length).toBeGreaterThan(1_000);
+      expect(log.failedAfterOutputs !== undefined, FAILED_AFTER_OUTPUTS_KEY).toBe(failed);
+      expect(log.code).toBe("0.1.0+000000000000");
+    }
+  }, 60_000);
+
+  it("refuses a path at write() when streamed, and none when not; abandon() removes the file", async () => {
+    const path = join(dir, "inputs-abandoned.arrow");
+    const streamed = new InputLogRecorder({ streamTo: path });
+    const held = new InputLogRecorder();
+    await runScenario(fixtureScenario(5), { observers: [streamed, held] });
+    expect(() => streamed.write(join(dir, "elsewhere.arrow"))).toThrow(`InputLogRecorder.write: the log is streamed to ${path}, not written to ${join(dir, "elsewhere.arrow")}`);
+    expect(() => held.write()).toThrow("InputLogRecorder.write needs the log's path");
+    streamed.abandon();
+    expect(existsSync(path)).toBe(false);
+  }, 60_000);
 });
