@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { formatMicros, microsToMillis } from "../core/time.ts";
 import { InputLogRecorder } from "../record/input-log.ts";
 import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, reproductionCommand, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
-import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
+import { formatOverrides, parseSetFlags, shellWord } from "../sim/overrides.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
 import { parseDuration } from "./run.ts";
 
@@ -126,7 +126,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     }
     const until = failure.atMicros === undefined ? "" : ` --until ${microsToMillis(failure.atMicros)}`;
     console.log(`  input log: ${log.path}`);
-    console.log(`  replay: npx shadowbook replay ${log.path}${until}${failure.atMicros === undefined ? "" : `   (the state at the failure, ${formatMicros(failure.atMicros)}: as of the last step logged by then)`}`);
+    console.log(`  replay: npx shadowbook replay ${shellWord(log.path)}${until}${failure.atMicros === undefined ? "" : `   (the state at the failure, ${formatMicros(failure.atMicros)}: as of the last step logged by then)`}`);
   }
   console.log(stats);
   if (report.failures.length > 0) process.exitCode = 1;

@@ -23,7 +23,8 @@ let report: FuzzReport & { logs: readonly FailureLog[] };
 let printed: string;
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), "shadowbook-fuzz-logs-"));
+  // A space in the path: the printed replay command must quote it to paste into a shell.
+  out = mkdtempSync(join(tmpdir(), "shadowbook fuzz logs-"));
   const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
   try {
     report = await fuzzCommand(FAILING, { seeds: SEEDS.join(","), workers: "2", duration: "8", progress: false, out });
@@ -39,7 +40,7 @@ afterAll(() => {
 });
 
 describe("fuzz input logs", () => {
-  it("writes one log per failing seed, under --out, and prints its path and replay command", () => {
+  it("writes one log per failing seed, under --out, and prints its path and replay command, quoted for a shell", () => {
     const expectedFailing = SEEDS.filter((seed) => Number(fuzzedScenario(failingScenario, seed).parameters["bustProbability"]) > BUST_LIMIT);
     expect(expectedFailing.length).toBeGreaterThan(0);
     expect(report.failures.map((failure) => failure.seed)).toEqual(expectedFailing);
@@ -49,7 +50,7 @@ describe("fuzz input logs", () => {
       expect(log.path).toBe(join(out, `seed-${log.seed}`, "inputs.arrow"));
       expect(log.sameFailure).toBe(true);
       expect(printed).toContain(`  input log: ${log.path}`);
-      expect(printed).toContain(`  replay: npx shadowbook replay ${log.path} --until ${microsToMillis(failure.atMicros!)}`);
+      expect(printed).toContain(`  replay: npx shadowbook replay '${log.path}' --until ${microsToMillis(failure.atMicros!)}`);
     }
   });
 
