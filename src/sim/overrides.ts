@@ -58,7 +58,7 @@ export class OverrideError extends Error {
 export const SCENARIO_FIELDS: readonly string[] = ["startMs", "oracleBasisSd", "oracleBasisMean", "signatures", "settlement.bustProbability"];
 
 /** Scenario fields that have their own flag. */
-const FLAG_FIELDS: Readonly<Record<string, string>> = { seed: "--seed", durationSeconds: "--duration" };
+const FLAG_FIELDS: Readonly<Record<string, string>> = { seed: "--seed (--seeds in fuzz and sweep)", durationSeconds: "--duration" };
 
 /** An agent's account fields `--set` can change. */
 const ACCOUNT_FIELDS: readonly string[] = ["rateTier"];

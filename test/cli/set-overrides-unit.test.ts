@@ -132,7 +132,7 @@ describe("applying overrides to a scenario", () => {
   });
 
   it("points seed and durationSeconds to their flags, and refuses other scenario fields", () => {
-    expect(refusal("seed=3")).toBe('--set "seed=3": seed has its own flag: use --seed');
+    expect(refusal("seed=3")).toBe('--set "seed=3": seed has its own flag: use --seed (--seeds in fuzz and sweep)');
     expect(refusal("durationSeconds=60")).toBe('--set "durationSeconds=60": durationSeconds has its own flag: use --duration');
     const notSettable = (path: string) => `--set "${path}=1": ${path} is not a scenario field --set can change (startMs, oracleBasisSd, oracleBasisMean, signatures, settlement.bustProbability) nor <agent>.<param> (its agents: ${AGENTS})`;
     expect(refusal("name=1")).toBe(notSettable("name"));

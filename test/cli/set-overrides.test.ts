@@ -138,7 +138,7 @@ describe("refusals: nothing runs", () => {
     [["mm-xyz.spreadBps=5"], '--set "mm-xyz.spreadBps=5": scenario "default" has no agent "mm-xyz" (its agents: mm-eth, mm-btc, mm-weth-spot, noise-eth-1, noise-eth-2, noise-btc, noise-mixed, momentum, over-leveraged, arbitrageur, chaos)'],
     [["mm-eth.spredBps=5"], '--set "mm-eth.spredBps=5": scenario "default": agents[0].params of "mm-eth": spredBps is not a parameter of market-maker (its parameters: symbol, levels, spreadBps, levelSpacingBps, levelNotional, maxInventoryNotional, skewBps, refreshSeconds, requoteBps, deadManMs, stopRefreshingAfterSeconds)'],
     [["noise-eth-1.ratePerSecond=0"], '--set "noise-eth-1.ratePerSecond=0": scenario "default": agents[3].params of "noise-eth-1": ratePerSecond "0" must be a finite number in (0, 1000]'],
-    [["seed=2"], '--set "seed=2": seed has its own flag: use --seed'],
+    [["seed=2"], '--set "seed=2": seed has its own flag: use --seed (--seeds in fuzz and sweep)'],
   ])("run default --set %j", async (set, message) => {
     const out = join(scratch, `refused-${set[0]!.replace(/\W/g, "_")}`);
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
@@ -170,6 +170,7 @@ describe("refusals: nothing runs", () => {
       );
       await expectRefusal(fuzzCommand(FAILING, { seeds: "1", workers: "2", progress: false, set: ["nobody.limit=1"] }), `--set "nobody.limit=1": scenario "fuzz-failing-fixture" has no agent "nobody" (its agents: ${onlyAgents})`);
       await expectRefusal(fuzzCommand(FAILING, { seeds: "1", workers: "1", progress: false, set: ["durationSeconds=8"] }), '--set "durationSeconds=8": durationSeconds has its own flag: use --duration');
+      await expectRefusal(fuzzCommand(FAILING, { seeds: "1", workers: "1", progress: false, set: ["seed=4"] }), '--set "seed=4": seed has its own flag: use --seed (--seeds in fuzz and sweep)');
       await expectRefusal(fuzzCommand(FAILING, { seeds: "1", workers: "1", progress: false, set: ["auditor.limit"] }), '--set "auditor.limit" must be <path>=<value>, e.g. --set mm-eth.spreadBps=5');
       expect(log).not.toHaveBeenCalled();
     } finally {
