@@ -20,7 +20,13 @@ export function scenarioPath(argument: string): string {
   const candidates = [resolve(argument), join(PROJECT_ROOT, "scenarios", `${argument}.ts`), join(PROJECT_ROOT, "scenarios", argument)];
   const found = candidates.find((candidate) => existsSync(candidate) && candidate.endsWith(".ts"));
   if (found === undefined) {
-    throw new ScenarioError(`scenario "${argument}" is neither a .ts file nor the name of a scenario in ${join(PROJECT_ROOT, "scenarios")}`);
+    const scenarios = join(PROJECT_ROOT, "scenarios");
+    // A path to a .ts file that is not there: say so, rather than that it is not a .ts file.
+    if (argument.endsWith(".ts")) {
+      const nor = isAbsolute(argument) ? "" : ` (nor ${join(scenarios, argument)})`;
+      throw new ScenarioError(`scenario "${argument}": there is no file ${resolve(argument)}${nor}`);
+    }
+    throw new ScenarioError(`scenario "${argument}" is neither a .ts file nor the name of a scenario in ${scenarios}`);
   }
   return found;
 }

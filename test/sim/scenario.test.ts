@@ -13,7 +13,7 @@ import { decodeRecording } from "../../src/backtest/tape.ts";
 import { DEFAULT_MARKETS } from "../../src/exchange/config.ts";
 import { defineAgent } from "../../src/sim/agent.ts";
 import { checkScenario, defineScenario, MAX_RUN_SECONDS, MAX_START_MS, numberProblem, replayParamsProblem, ScenarioError, type Scenario } from "../../src/sim/scenario.ts";
-import { loadScenario } from "../../src/sim/scenario-loader.ts";
+import { loadScenario, PROJECT_ROOT } from "../../src/sim/scenario-loader.ts";
 import { exchangeConfigOf, SimRun } from "../../src/sim/run.ts";
 
 const idle = defineAgent({ kind: "idle", description: "does nothing", defaults: {}, start() {} });
@@ -171,6 +171,15 @@ describe("numberProblem", () => {
 describe("loadScenario", () => {
   const dir = mkdtempSync(join(tmpdir(), "shadowbook-scenario-test-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("says that a .ts path is not there, and that another argument names no scenario", async () => {
+    const missing = join(dir, "nosuch.ts");
+    await expect(loadScenario(missing)).rejects.toThrow(new ScenarioError(`scenario "${missing}": there is no file ${missing}`));
+    await expect(loadScenario("scenarios/nosuch.ts")).rejects.toThrow(
+      new ScenarioError(`scenario "scenarios/nosuch.ts": there is no file ${join(process.cwd(), "scenarios/nosuch.ts")} (nor ${join(PROJECT_ROOT, "scenarios", "scenarios/nosuch.ts")})`),
+    );
+    await expect(loadScenario("nosuch")).rejects.toThrow(new ScenarioError(`scenario "nosuch" is neither a .ts file nor the name of a scenario in ${join(PROJECT_ROOT, "scenarios")}`));
+  });
 
   it("refuses a module that throws at import, naming the file and the module's message", async () => {
     const file = join(dir, "throws.ts");
