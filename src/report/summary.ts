@@ -791,11 +791,16 @@ export function marketRows(summary: RunSummary): string[][] {
   ]);
 }
 
+/** Simulated seconds as the run line shows them: whole seconds grouped (3,600), a fraction to the microsecond without trailing zeros (0.5). */
+function formatSimulatedSeconds(seconds: number): string {
+  return formatNumber(seconds, 6).replace(/\.?0+$/, "");
+}
+
 /** The terminal summary: run line, agents table, markets table, totals, fingerprint. No colours. */
 export function formatSummaryTable(summary: RunSummary): string {
   const t = summary.totals;
   const head = [
-    `scenario ${summary.scenario}  seed ${summary.seed}  signatures ${summary.signatures}  simulated ${formatNumber(summary.simulatedSeconds, 0)} s in ${summary.wallSeconds.toFixed(2)} s wall (x${formatNumber(summary.speedup, 0)})`,
+    `scenario ${summary.scenario}  seed ${summary.seed}  signatures ${summary.signatures}  simulated ${formatSimulatedSeconds(summary.simulatedSeconds)} s in ${summary.wallSeconds.toFixed(2)} s wall (x${formatNumber(summary.speedup, summary.speedup < 10 ? 2 : 0)})`,
     `events ${formatNumber(summary.events, 0)} (${formatNumber(summary.eventsPerSecond, 0)}/s)  inputs ${formatNumber(summary.inputs, 0)}  outputs ${formatNumber(summary.outputs, 0)}  samples ${formatNumber(summary.samples, 0)}`,
   ];
   const totals = `totals: trades ${formatNumber(t.trades, 0)}  volume ${formatNumber(t.volume)} ${summary.settlementAsset}  fees ${formatNumber(t.fees)}  liquidations ${t.liquidations}  ADL ${t.adl}  busts ${t.busts}  blocks ${formatNumber(t.blocks, 0)}`;
