@@ -7,7 +7,7 @@ import { runKernelDemo } from "./demo.ts";
 import { fuzzCommand, type FuzzCommandOptions } from "./fuzz.ts";
 import { REPLAY_SERVE_DEFAULTS, replayCommand, type ReplayCommandOptions } from "./replay.ts";
 import { recordCommand, type RecordCommandOptions } from "./record.ts";
-import { runCommand, type RunCommandOptions } from "./run.ts";
+import { parseSeed, runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 import { sweepCommand, type SweepCommandOptions } from "./sweep.ts";
 import { DEFAULT_EDGE_LIMIT } from "../live/edge-limiter.ts";
@@ -39,7 +39,8 @@ program
   .option("--seed <seed>", "root seed of the run's random streams", "1")
   .action((options: { seed: string }) => {
     const wallStart = process.hrtime.bigint();
-    const result = runKernelDemo(options.seed);
+    // The seed as run takes it (a non-negative integer), in its plain digits.
+    const result = runKernelDemo(String(parseSeed(options.seed)));
     const wallMs = Number(process.hrtime.bigint() - wallStart) / 1e6;
     console.log(`shadowbook kernel demo (seed ${result.seed})`);
     console.log(`  virtual time     ${result.virtualStart} -> ${result.virtualEnd}`);
@@ -127,12 +128,12 @@ program
   .option("--seed <seed>", "root seed (oracle path, house agents, chain)", "1")
   .option("--clock <mode>", "wall (real time x speed) or manual (moves only via POST /admin/clock)", "wall")
   .option("--start <unixMs>", "virtual time at start, Unix ms (default: now)")
-  .option("--speed <factor>", "virtual seconds per real second (wall clock)", "1")
+  .option("--speed <factor>", "virtual seconds per real second, with the wall clock (default 1)")
   .option("--chain-id <n>", "verifyingChainId of signed requests (default 89346162)")
   .option("--verifying-contract <address>", "orders gateway address of the signing domain")
   .option("--exchange-id <n>", "exchangeId that requests must carry", "1")
   .option("--record <dir>", "log every input and clock step to <dir>/inputs.arrow, for `shadowbook replay`")
-  .option("--durability <mode>", "with --record: sync (an answer waits until its request is on disk) or async (answers at once)", "sync")
+  .option("--durability <mode>", "with --record: sync (an answer waits until its request is on disk; the default) or async (answers at once)")
   .option("--signer-threads <n>", "worker threads recovering order-entry signatures off the main thread when requests queue up (0: none; auto: none when the comb verifier is built, whose own thread then checks known signers' signatures, else one per core beyond the first, at most 4)", "auto")
   .option("--edge-limit <n>", "network-edge limit: /v2 REST requests per source IP per 60 s fixed window, then HTTP 429 with no body (0: no limit; /admin and /health are exempt)", String(DEFAULT_EDGE_LIMIT.requestsPerWindow))
   .option("--slow-consumer-bytes <n>", "unsent bytes a streaming (/ws) connection may hold before it is closed with 1013 as a slow consumer", String(SLOW_CONSUMER_BYTES_DEFAULT))
@@ -148,7 +149,7 @@ program
   .description("record a streaming server's frames (shadowbook's or the real service's) into an md-recording/1 Arrow file; reconnects on 1012/1013/1001 and marks the gap")
   .requiredOption("--url <url>", "streaming endpoint, e.g. ws://127.0.0.1:8080/ws")
   .requiredOption("--channels <list>", 'comma-separated channels, e.g. "/v2/market/ETHRUSDPERP/depth,/v2/market/ETHRUSDPERP/perpExecutions"')
-  .requiredOption("--out <file>", "the recording to write, e.g. data/eth.arrow")
+  .requiredOption("--out <file>", "the recording to write, a new file (an existing one is refused), e.g. data/eth.arrow; none is left when the first connection or a channel fails")
   .option("--duration <seconds>", "wall-clock seconds to record (default: until SIGINT or SIGTERM)")
   .option("--max-rows <n>", "stop after this many rows")
   .option("--quiet", "no progress lines on stderr")

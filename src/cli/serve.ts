@@ -25,6 +25,7 @@
  * src/live/server.ts and src/live/stream.ts).
  */
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { millisToMicros, type Micros } from "../core/time.ts";
 import { DEFAULT_GATEWAY_CONFIG, defaultExchangeConfig, type ExchangeConfig } from "../exchange/config.ts";
 import { DEFAULT_EDGE_LIMIT, type EdgeLimitConfig } from "../live/edge-limiter.ts";
@@ -35,7 +36,7 @@ import { checkPerIpLimits, CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from 
 import { SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
 import { defaultSignerThreads } from "../live/signer-pool.ts";
 import type { ClockMode } from "../live/driver.ts";
-import { LiveInputLog, type Durability } from "../record/live-input-log.ts";
+import { LIVE_INPUT_LOG_FILE, LiveInputLog, type Durability } from "../record/live-input-log.ts";
 import { signingConfig, type SigningConfig } from "../signing/domain.ts";
 import { loadScenario } from "../sim/scenario-loader.ts";
 import { MAX_START_MS } from "../sim/scenario.ts";
@@ -48,12 +49,14 @@ export interface ServeOptions {
   seed: string;
   clock: string;
   start?: string;
-  speed: string;
+  /** Virtual seconds per real second of the wall clock (default 1); refused with the manual clock. */
+  speed?: string;
   chainId?: string;
   verifyingContract?: string;
   exchangeId: string;
   record?: string;
-  durability: string;
+  /** With --record: sync (default) or async; refused without it. */
+  durability?: string;
   signerThreads: string;
   edgeLimit: string;
   slowConsumerBytes: string;
@@ -127,16 +130,25 @@ function edgeLimit(value: string): EdgeLimitConfig {
  */
 function inputLog(directory: string, durabilityFlag: string, run: { config: ExchangeConfig; seed: string; startMicros: Micros; scenario: string }): LiveInputLog {
   if (durabilityFlag !== "sync" && durabilityFlag !== "async") throw new Error(`--durability "${durabilityFlag}" must be sync or async`);
-  if (!/^(0|[1-9]\d*)$/.test(run.seed) || !Number.isSafeInteger(Number(run.seed))) throw new Error(`--seed "${run.seed}" must be an integer without leading zeros with --record (the input log keeps it as a number)`);
   const seed = Number(run.seed);
   // Tests widen the group-commit window with this, to tell an answer that waited for the log from one that did not.
   const windowMs = process.env["SHADOWBOOK_GROUP_COMMIT_MS"];
+  try {
+    return liveInputLog(directory, run, seed, durabilityFlag as Durability, windowMs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const path = join(directory, LIVE_INPUT_LOG_FILE);
+    throw new Error(`--record "${directory}": ${path} already holds a recorded session's log, which --record never overwrites: replay it or move it away, or record into another directory`, { cause: error });
+  }
+}
+
+function liveInputLog(directory: string, run: { config: ExchangeConfig; startMicros: Micros; scenario: string }, seed: number, durability: Durability, windowMs: string | undefined): LiveInputLog {
   return new LiveInputLog(directory, {
     ...run,
     seed,
     ...(windowMs === undefined ? {} : { groupCommitMs: integer(windowMs, "SHADOWBOOK_GROUP_COMMIT_MS") }),
     signatures: run.config.gateway.verifySignatures ? "signed" : "trusted",
-    durability: durabilityFlag as Durability,
+    durability,
     onError: (error) => {
       console.error(`${error.message}: stopping the server (answers wait for the log)`);
       process.exit(1);
@@ -168,11 +180,25 @@ function signingFromFlags(options: ServeOptions): SigningConfig {
   }
 }
 
+/**
+ * `--seed`: a non-negative integer in plain digits, as `run` and `fuzz` take
+ * it (and as an input log keeps it, a number); returned as its text, which
+ * seeds the house agents' streams.
+ */
+function serveSeed(value: string): string {
+  if (!/^(0|[1-9]\d*)$/.test(value) || !Number.isSafeInteger(Number(value))) throw new Error(`--seed "${value}" must be a non-negative integer without leading zeros`);
+  return value;
+}
+
 export async function serve(options: ServeOptions, scenarioArgument?: string): Promise<void> {
   if (options.clock !== "wall" && options.clock !== "manual") throw new Error(`--clock "${options.clock}" must be wall or manual`);
   const clock = options.clock as ClockMode;
-  const speed = Number(options.speed);
+  const speed = Number(options.speed ?? "1");
   if (!(speed > 0) || speed > MAX_SPEED) throw new Error(`--speed "${options.speed}" must be a positive number of at most ${MAX_SPEED}`);
+  // A flag that would do nothing is refused rather than ignored (as replay refuses --clock without --serve).
+  if (options.speed !== undefined && clock === "manual") throw new Error(`--speed "${options.speed}" applies to the wall clock only: the manual clock moves by POST /admin/clock`);
+  if (options.durability !== undefined && options.record === undefined) throw new Error(`--durability "${options.durability}" applies to --record only: without it nothing is logged`);
+  const seed = serveSeed(options.seed);
   const edge = edgeLimit(options.edgeLimit);
   const slowConsumerBytes = integer(options.slowConsumerBytes, "--slow-consumer-bytes");
   // An answer echoes its request's id, so one answer can be as large as the largest frame: a smaller bound would close a client that reads.
@@ -191,11 +217,10 @@ export async function serve(options: ServeOptions, scenarioArgument?: string): P
   const signerThreads = options.signerThreads === "auto" ? defaultSignerThreads() : integerWithin(options.signerThreads, "--signer-threads", 0, MAX_SIGNER_THREADS);
   await checkListen(options.host, port);
   const loaded = scenarioArgument === undefined ? undefined : await loadScenario(scenarioArgument);
-  const seed = options.seed;
   const scenario = loaded === undefined ? undefined : liveScenario(loaded.scenario, loaded.paths, { signing }, exchangeId, integer(seed, "--seed"));
   const base = defaultExchangeConfig(signing);
   const config = scenario?.config ?? { ...base, risk: { ...base.risk, exchangeId }, gateway: { ...DEFAULT_GATEWAY_CONFIG, exchangeId } };
-  const log = options.record === undefined ? undefined : inputLog(options.record, options.durability, { config, seed, startMicros, scenario: loaded?.scenario.name ?? "serve" });
+  const log = options.record === undefined ? undefined : inputLog(options.record, options.durability ?? "sync", { config, seed, startMicros, scenario: loaded?.scenario.name ?? "serve" });
   let house: House | undefined;
   const running = await startLiveServer({
     config,

@@ -135,8 +135,9 @@ export class LiveInputLog implements InputLog {
       inputLogMetadata(options),
     );
     this.writer.reset(this.sink, this.schema);
-    // The schema is on disk, and the file in its directory, before the first step.
-    this.fd = openSync(this.path, "w");
+    // The schema is on disk, and the file in its directory, before the first step. "wx": a log already
+    // there (an earlier session's, an incident to replay) is never overwritten: EEXIST instead.
+    this.fd = openSync(this.path, "wx");
     const head = this.sink.take();
     writeSync(this.fd, head);
     this.position = head.byteLength;

@@ -265,6 +265,8 @@ export const MAX_START_MS = Math.floor((Number.MAX_SAFE_INTEGER - MAX_RUN_SECOND
 /** Why `seconds` cannot be a run's duration, or null: positive, finite, at most MAX_RUN_SECONDS. */
 export function durationProblem(seconds: number): string | null {
   if (typeof seconds !== "number" || !(seconds > 0) || !Number.isFinite(seconds)) return "must be a positive number of seconds";
+  // The virtual clock counts microseconds: a shorter run would end where it starts.
+  if (seconds < 0.000001) return "must be at least 0.000001 seconds (a microsecond of virtual time)";
   if (seconds > MAX_RUN_SECONDS) return `must be at most ${MAX_RUN_SECONDS} seconds (100 years of virtual time)`;
   return null;
 }

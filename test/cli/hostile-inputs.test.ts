@@ -384,7 +384,7 @@ function flagCases(busyPort: number): HostileCase[] {
     { id: "record: no --url", args: ["record", "--channels", "a", "--out", file("r.arrow")], refusal: { field: /--url/, rule: /not specified/ } },
     // scenario names and paths
     { id: "run: unknown scenario name", args: ["run", "no-such-scenario"], refusal: { field: /"no-such-scenario"/, rule: /neither a \.ts file nor the name of a scenario/ } },
-    { id: "run: scenario path that does not exist", args: ["run", join(TMP, "missing.ts")], refusal: { field: /missing\.ts/, rule: /neither a \.ts file/ } },
+    { id: "run: scenario path that does not exist", args: ["run", join(TMP, "missing.ts")], refusal: { field: /missing\.ts/, rule: /there is no file/ } },
     { id: "run: scenario path not a .ts file", args: ["run", file("garbage.csv")], refusal: { field: /garbage\.csv/, rule: /neither a \.ts file/ } },
     { id: "fuzz: unknown scenario name", args: ["fuzz", "no-such-scenario"], refusal: { field: /"no-such-scenario"/, rule: /neither a \.ts file/ } },
     { id: "serve: unknown scenario name", args: serveArgs("no-such-scenario"), refusal: { field: /"no-such-scenario"/, rule: /neither a \.ts file/ } },
@@ -430,6 +430,10 @@ function flagCases(busyPort: number): HostileCase[] {
     { id: "serve: --seed abc with --record", args: serveArgs("--record", join(TMP, "record-seed"), "--seed", "abc"), refusal: { field: /--seed "abc"/, rule: /integer/ } },
     { id: "serve: --seed 007 with --record", args: serveArgs("--record", join(TMP, "record-seed"), "--seed", "007"), refusal: { field: /--seed "007"/, rule: /without leading zeros/ } },
     { id: "serve: --seed abc with a scenario", args: serveArgs(ok, "--seed", "abc"), refusal: { field: /--seed "abc"/, rule: /integer/ } },
+    ...["abc", "1.5", "-1", "007"].map((seed): HostileCase => ({ id: `serve: --seed ${seed}`, args: serveArgs("--seed", seed), refusal: { field: new RegExp(`--seed "${seed}"`), rule: seedRule } })),
+    { id: "serve: --speed with the manual clock", args: serveArgs("--speed", "10"), refusal: { field: /--speed "10"/, rule: /applies to the wall clock only/ } },
+    { id: "serve: --durability without --record", args: serveArgs("--durability", "async"), refusal: { field: /--durability "async"/, rule: /applies to --record only/ } },
+    ...["abc", "-1", "1.5"].map((seed): HostileCase => ({ id: `demo: --seed ${seed}`, args: ["demo", "--seed", seed], refusal: { field: new RegExp(`--seed "${seed}"`), rule: seedRule } })),
     // Was: "getaddrinfo ENOTFOUND not a host" (no --host, no rule).
     { id: "serve: --host not a host", args: serveArgs("--host", "not a host"), refusal: { field: /--host/, rule: /address|host name|resolve/ } },
     // The port is taken (by this test): Node's "listen EADDRINUSE: address already in use 127.0.0.1:PORT" is clear.

@@ -395,7 +395,7 @@ describe("--slow-consumer-bytes", () => {
 });
 
 describe("validation and help", () => {
-  const valid: ServeOptions = { port: "0", host: "127.0.0.1", seed: "1", clock: "manual", speed: "1", exchangeId: "1", durability: "sync", signerThreads: "0", edgeLimit: "1000", slowConsumerBytes: "1048576" };
+  const valid: ServeOptions = { port: "0", host: "127.0.0.1", seed: "1", clock: "manual", exchangeId: "1", signerThreads: "0", edgeLimit: "1000", slowConsumerBytes: "1048576" };
 
   it.each([
     ["edgeLimit", "-1", '--edge-limit "-1" must be a whole number of requests per 60 s window (0: no limit)'],
@@ -407,6 +407,9 @@ describe("validation and help", () => {
     ["execSlowConsumerBytes", "2m", '--exec-slow-consumer-bytes "2m"'],
     ["port", "65536", '--port "65536" is out of range: it must be an integer within [0, 65535]'],
     ["speed", "1e400", '--speed "1e400" must be a positive number of at most 1000000'],
+    ["speed", "2", '--speed "2" applies to the wall clock only: the manual clock moves by POST /admin/clock'],
+    ["durability", "async", '--durability "async" applies to --record only: without it nothing is logged'],
+    ["seed", "x", '--seed "x" must be a non-negative integer without leading zeros'],
     ["start", "9007199254740991", '--start "9007199254740991" is out of range: it must be an integer within [0, 5853599254740]'],
     ["signerThreads", "1000000", '--signer-threads "1000000" is out of range: it must be an integer within [0, 64]'],
     ["host", "not a host", '--host "not a host" is not an address of this machine'],
@@ -426,6 +429,20 @@ describe("validation and help", () => {
       expect(readFileSync(earlier, "utf8")).toBe("an earlier session's log");
     } finally {
       taken.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to --record over an earlier session's log, and leaves it as it was", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "shadowbook-serve-record-"));
+    const earlier = join(directory, "inputs.arrow");
+    writeFileSync(earlier, "an earlier session's log");
+    try {
+      await expect(serve({ ...valid, record: directory })).rejects.toThrow(
+        `--record "${directory}": ${earlier} already holds a recorded session's log, which --record never overwrites: replay it or move it away, or record into another directory`,
+      );
+      expect(readFileSync(earlier, "utf8")).toBe("an earlier session's log");
+    } finally {
       rmSync(directory, { recursive: true, force: true });
     }
   });
