@@ -11,7 +11,7 @@
  * runs (prepareStaging before it); a run that fails or is interrupted
  * removes them (abandonStaging).
  */
-import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmdirSync, rmSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { InputLogRecorder } from "../record/input-log.ts";
 import { RUN_OUTPUT_FILES } from "../record/run-outputs.ts";
@@ -26,6 +26,30 @@ const FINISHED_FILES = ["summary.json", "report.html"];
 const OUT_FILES = [...RUN_OUTPUT_FILES.map((name) => `${name}.arrow`), INPUT_LOG_FILE, ...FINISHED_FILES];
 /** The staging directory inside --out (this, then the process id). */
 export const STAGING_PREFIX = ".shadowbook-partial-";
+
+/** The stats of the link itself at `path`, or undefined when nothing is there. */
+function lstatOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes `dir` and its missing parents one at a time, top down. Not
+ * `mkdirSync(dir, { recursive: true })`: Node's retries it forever where a
+ * parent refuses new entries with ENOENT (under /proc), where this fails at
+ * once.
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const path of missing.reverse()) mkdirSync(path);
+}
 
 /** The stats of `path`, or undefined when nothing is there (or it cannot be seen). */
 function statOf(path: string): Stats | undefined {
@@ -47,6 +71,10 @@ export function checkOutDir(out: string, files: readonly string[] = OUT_FILES): 
   const target = resolve(out);
   for (let dir = target; ; dir = dirname(dir)) {
     const stat = statOf(dir);
+    if (stat === undefined && lstatOf(dir)?.isSymbolicLink() === true) {
+      const where = dir === target ? `--out "${out}"` : `--out "${out}": "${dir}"`;
+      throw new Error(`${where} is a symbolic link to "${readlinkSync(dir)}", which does not exist`);
+    }
     if (stat !== undefined) {
       if (!stat.isDirectory()) throw new Error(dir === target ? `--out "${out}" is a file, not a directory` : `--out "${out}": "${dir}" is a file, not a directory`);
       break;
@@ -67,6 +95,7 @@ const WRITE_FAILURES: Readonly<Record<string, string>> = {
   EDQUOT: "the disk quota is exceeded",
   EISDIR: "a file it writes is a directory there",
   ENOTDIR: "a directory in its path is a file",
+  ENOENT: "a directory in its path cannot be made there",
   EEXIST: "it is a file, not a directory",
 };
 
@@ -97,7 +126,7 @@ export function prepareStaging(out: string): Staging {
   const staging = { out, dir, created: !existsSync(out) };
   try {
     rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
   } catch (error) {
     abandonStaging(staging);
     throw outFailure(out, error);

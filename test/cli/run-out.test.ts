@@ -6,7 +6,7 @@
  * Both kinds of run: with agents, and a replay of recorded market data
  * (scenarios/replay-market-maker.ts over data/default-sample.arrow).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -76,6 +76,21 @@ describe("checkOutDir", () => {
     expect(() => checkOutDir(file)).toThrow(`--out "${file}" is a file, not a directory`);
     expect(() => checkOutDir(join(file, "sub", "dir"))).toThrow(`--out "${join(file, "sub", "dir")}": "${file}" is a file, not a directory`);
   });
+
+  it("refuses a dangling symbolic link, as --out or on its path, naming where it points", () => {
+    const link = join(dir, "dangling");
+    symlinkSync(join(dir, "nowhere"), link);
+    expect(() => checkOutDir(link)).toThrow(`--out "${link}" is a symbolic link to "${join(dir, "nowhere")}", which does not exist`);
+    expect(() => checkOutDir(join(link, "sub"))).toThrow(`--out "${join(link, "sub")}": "${link}" is a symbolic link to "${join(dir, "nowhere")}", which does not exist`);
+  });
+
+  it.runIf(existsSync("/proc/self"))("refuses an --out where no directory can be made (under /proc) at once, rather than retrying forever", async () => {
+    const started = performance.now();
+    await expect(runCommand("default", { out: "/proc/shadowbook-nope", progress: false, duration: "1" })).rejects.toThrow(
+      '--out "/proc/shadowbook-nope" cannot be written: a directory in its path cannot be made there (ENOENT)',
+    );
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 30_000);
 
   it("refuses a directory where the run writes a file (inputs.arrow, summary.json, an Arrow output)", () => {
     for (const name of ["inputs.arrow", "summary.json", "report.html", `${RUN_OUTPUT_FILES[0]}.arrow`]) {
