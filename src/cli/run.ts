@@ -82,6 +82,10 @@ function parseInvariantEvery(value: string, invariants: boolean): number {
 export async function runCommand(argument: string, options: RunCommandOptions): Promise<RunFigures | ReplayRun> {
   // A malformed --set is refused before the scenario is even loaded.
   const overrides = parseSetFlags(options.set);
+  const trusted = overrides.find((override) => override.path === "signatures" && override.value === "trusted");
+  if (options.verifySignatures === true && trusted !== undefined) {
+    throw new Error(`--verify-signatures and --set ${JSON.stringify(trusted.raw)} disagree: signed mode, or trusted, not both`);
+  }
   const loaded = await loadScenario(argument);
   if (loaded.scenario.marketData !== undefined) {
     refuseSimulationFlags(loaded.scenario.name, options);

@@ -391,6 +391,7 @@ function flagCases(busyPort: number): HostileCase[] {
     // run
     ...["abc", "-1", "1.5", "99999999999999999999", ""].map((seed): HostileCase => ({ id: `run: --seed ${JSON.stringify(seed)}`, args: ["run", ok, NO_PROGRESS, "--seed", seed], refusal: { field: /--seed/, rule: seedRule } })),
     ...["0", "-5", "abc", "1e9", "0x10", "Infinity"].map((duration): HostileCase => ({ id: `run: --duration ${duration}`, args: ["run", ok, NO_PROGRESS, "--duration", duration], refusal: { field: /--duration/, rule: /positive number/ } })),
+    { id: "run: --verify-signatures with --set signatures=trusted", args: ["run", ok, NO_PROGRESS, "--verify-signatures", "--set", "signatures=trusted"], refusal: { field: /--verify-signatures and --set "signatures=trusted"/, rule: /disagree/ } },
     { id: "run: --invariant-every 0", args: ["run", ok, NO_PROGRESS, "--invariants", "--invariant-every", "0"], refusal: { field: /--invariant-every/, rule: /positive integer/ } },
     { id: "run: --invariant-every abc", args: ["run", ok, NO_PROGRESS, "--invariants", "--invariant-every", "abc"], refusal: { field: /--invariant-every/, rule: /positive integer/ } },
     { id: "run: --invariant-every without invariants", args: ["run", ok, NO_PROGRESS, "--invariant-every", "2"], refusal: { field: /--invariant-every/, rule: /needs the invariants/ } },
