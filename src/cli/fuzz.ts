@@ -32,6 +32,7 @@ import { InputLogRecorder } from "../record/input-log.ts";
 import { FUZZ_WORKERS_MAX, fuzzScenario, formatFailure, parseSeeds, reproductionCommand, runFuzzSeed, type FuzzReport, type FuzzResult, type SeedOptions } from "../sim/fuzz.ts";
 import { formatOverrides, parseSetFlags, shellWord } from "../sim/overrides.ts";
 import { loadScenario, scenarioPath } from "../sim/scenario-loader.ts";
+import { countProgress } from "./progress.ts";
 import { parseDuration } from "./run.ts";
 
 export interface FuzzCommandOptions {
@@ -84,6 +85,7 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
   const overrides = parseSetFlags(options.set);
   let done = 0;
   let failed = 0;
+  const progress = options.progress === false ? undefined : countProgress(seeds.length, "seeds");
   const seedOptions: SeedOptions = {
     scenarioPath: scenarioPath(argument),
     ...(durationSeconds === undefined ? {} : { durationSeconds }),
@@ -99,10 +101,10 @@ export async function fuzzCommand(argument: string, options: FuzzCommandOptions)
     onResult: (result) => {
       done++;
       if (!result.ok) failed++;
-      if (options.progress !== false && process.stderr.isTTY) process.stderr.write(`\r${done}/${seeds.length} seeds, ${failed} failed`);
+      progress?.update(done, `${failed} failed`);
     },
   });
-  if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
+  progress?.done();
   const set = overrides.length === 0 ? "" : ` (--set ${formatOverrides(overrides)})`;
   console.log(`shadowbook fuzz ${report.scenario}${set}: ${report.results.length} seed${report.results.length === 1 ? "" : "s"} on ${report.workers} worker${report.workers === 1 ? "" : "s"}, ${report.failures.length} failed`);
   const stats = `  ${report.events.toLocaleString("en-US")} events in ${report.wallSeconds.toFixed(1)} s wall: ${report.seedsPerSecond.toFixed(2)} seeds/s, ${Math.round(report.events / report.wallSeconds).toLocaleString("en-US")} events/s`;

@@ -4,6 +4,7 @@
  *
  * - progressBar: a run on the virtual clock: the share of simulated time
  *   done, the virtual time reached, and events per second so far.
+ * - countProgress: work counted in items: fuzz's seeds, sweep's runs;
  * - replayProgress: a replay: the check of the log (steps read so far),
  *   then the steps replayed of the log's, the virtual time reached, and
  *   steps per second; silent for its first REPLAY_QUIET_SECONDS, so that a
@@ -68,6 +69,22 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): Bar {
       const share = span === 0 ? 1 : Math.min(1, (progress.atMicros - progress.startMicros) / span);
       const rate = progress.wallSeconds > 0 ? Math.round(progress.events / progress.wallSeconds) : 0;
       drawer.draw(share, `${formatMicros(progress.atMicros)}  ${(share * 100).toFixed(0).padStart(3)}%  ${progress.events.toLocaleString("en-US")} events  ${rate.toLocaleString("en-US")} events/s`);
+    },
+    done: () => drawer.done(),
+  };
+}
+
+/**
+ * The progress of work counted in items (fuzz's seeds, sweep's runs): how
+ * many of `total` are done, and `detail` (e.g. "2 failed"). A redrawn bar
+ * on a terminal, a line per tenth elsewhere, as a run's.
+ */
+export function countProgress(total: number, noun: string, stream: NodeJS.WriteStream = process.stderr): { update(done: number, detail?: string): void; done(): void } {
+  const drawer = lineDrawer(stream);
+  return {
+    update(done, detail) {
+      const share = total === 0 ? 1 : Math.min(1, done / total);
+      drawer.draw(share, `${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")} ${noun}${detail === undefined ? "" : `, ${detail}`}`);
     },
     done: () => drawer.done(),
   };

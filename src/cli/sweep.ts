@@ -27,6 +27,7 @@ import { FUZZ_WORKERS_MAX, parseSeeds } from "../sim/fuzz.ts";
 import { formatOverrides, parseSetFlags } from "../sim/overrides.ts";
 import { checkOutDir } from "./run-out.ts";
 import { parseTimeout } from "./fuzz.ts";
+import { countProgress } from "./progress.ts";
 import { parseDuration } from "./run.ts";
 
 export interface SweepCommandOptions {
@@ -120,6 +121,7 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
   if (options.out !== undefined) checkOutDir(options.out, ["sweep.json"]);
   const runCount = axes.reduce((count, axis) => count * axis.values.length, 1) * seeds.length;
   let done = 0;
+  const progress = options.progress === false ? undefined : countProgress(runCount, "runs");
   const report = await sweepScenario({
     scenarioPath: argument,
     axes,
@@ -131,10 +133,10 @@ export async function sweepCommand(argument: string, options: SweepCommandOption
     ...(runTimeoutSeconds === undefined ? {} : { runTimeoutSeconds }),
     onResult: () => {
       done++;
-      if (options.progress !== false && process.stderr.isTTY) process.stderr.write(`\r${done}/${runCount} runs`);
+      progress?.update(done);
     },
   });
-  if (options.progress !== false && process.stderr.isTTY) process.stderr.write("\n");
+  progress?.done();
   const agents = shownAgents(report, options.agent);
   const set = overrides.length === 0 ? "" : ` (--set ${formatOverrides(overrides)})`;
   const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;

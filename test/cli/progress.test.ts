@@ -18,7 +18,7 @@
 import { describe, expect, it } from "vitest";
 import { fakeStream, terminalScreen } from "../helpers/fake-stream.ts";
 import { shadowbook } from "./shadowbook-process.ts";
-import { progressBar } from "../../src/cli/progress.ts";
+import { countProgress, progressBar } from "../../src/cli/progress.ts";
 import { formatMicros, MICROS_PER_SECOND } from "../../src/core/time.ts";
 import { runScenario, type Progress } from "../../src/sim/runner.ts";
 import { DEFAULT_START_MS, defineScenario } from "../../src/sim/scenario.ts";
@@ -192,5 +192,24 @@ describe("shadowbook run's progress output", () => {
     const fingerprint = (stdout: string) => /^fingerprint ([0-9a-f]{64})$/m.exec(stdout)?.[1];
     expect(fingerprint(hidden.stdout)).toBeDefined();
     expect(fingerprint(hidden.stdout)).toBe(fingerprint(shown.stdout));
+  });
+});
+
+describe("countProgress (fuzz's seeds, sweep's runs)", () => {
+  it("prints a line at each new tenth off a terminal, with the count and the detail", () => {
+    const { stream, writes } = fakeStream(false);
+    const progress = countProgress(20, "seeds", stream);
+    for (let done = 1; done <= 20; done++) progress.update(done, `${done > 15 ? 1 : 0} failed`);
+    progress.done();
+    expect(writes).toEqual([1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20].map((done) => `${done}/20 seeds, ${done > 15 ? 1 : 0} failed\n`));
+  });
+
+  it("redraws one bar on a terminal and ends it at done", () => {
+    const { stream, writes } = fakeStream(true);
+    const progress = countProgress(4, "runs", stream);
+    progress.update(1);
+    progress.update(4);
+    progress.done();
+    expect(terminalScreen(writes)).toEqual([`[${"#".repeat(30)}] 4/4 runs`, ""]);
   });
 });
