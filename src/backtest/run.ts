@@ -142,8 +142,13 @@ const count = (value: number): string => value.toLocaleString("en-US");
 export function formatReplaySummary(run: ReplayRun): string {
   const { result, decoded } = run;
   const spanSeconds = (result.endMicros - result.startMicros) / 1e6;
+  // A recording of no market channel (only /v2/assetOraclePrices, say) has no market to list: said so, not an empty list.
+  const recorded =
+    decoded.tapes.length === 0
+      ? `no market channels, nothing to trade against (${count(decoded.skipped)} row${decoded.skipped === 1 ? "" : "s"} of other channels skipped); ${count(result.events)} events`
+      : `${decoded.tapes.map((tape) => tape.symbol).join(", ")}; ${count(result.events)} events (${count(decoded.frames)} frames)`;
   const lines = [
-    `  recording   ${run.recording}: ${decoded.tapes.map((tape) => tape.symbol).join(", ")}; ${count(result.events)} events (${count(decoded.frames)} frames), ${spanSeconds.toFixed(1)} s replayed`,
+    `  recording   ${run.recording}: ${recorded}, ${spanSeconds.toFixed(1)} s replayed`,
     `  queue       ${result.queueModel}, impact ${result.impact ? "on" : "off"}, trades at ${run.tradeTiming === "match" ? "match time" : "publication"}`,
     ...(run.truncated === undefined ? [] : [`  warning     ${run.truncated}; only those are replayed`]),
     ...(run.trailing === undefined ? [] : [`  warning     ${run.trailing}`]),

@@ -7,7 +7,8 @@
  *
  * A live log that does not end as a closed one does (`serve --record` killed
  * with -9 or still running, a copy cut short, bytes after its end-of-stream
- * marker: src/record/replay.ts, LogEnd) replays the steps of its complete
+ * marker; and a simulated run's log with bytes after its closing "ARROW1":
+ * src/record/replay.ts, LogEnd) replays the steps of its complete
  * batches, and says so: a warning after the first line names how the log
  * ends, how many steps were read and that the rest is missing, and the
  * "every fingerprint matched" line says it was of a log cut short. The exit
@@ -25,7 +26,13 @@
  *   state's time is the Exchange's: the time of the last step replayed.
  *   The file also says how the log ends (`logEnd`, stateFile): null for a
  *   whole log, else what the warning line says, so a state taken from a
- *   log cut short says so on its own.
+ *   log cut short says so on its own. An `--until` before the log's first
+ *   step is refused once the log is read, before the replay (it would
+ *   replay nothing and write the log's start as the state): the refusal
+ *   names the value, the time it reads as and the first step's time, and
+ *   says when the value looks like Unix seconds (untilBeforeLog). A
+ *   `--state-out` that cannot be written (a directory, or in a directory
+ *   that does not exist) is refused before the log is read (checkStateOut).
  * - `--serve` (with `--until`, or alone for the end of the log; the state is
  *   written in both cases, named by the state's time when alone): then serves
  *   the replayed Exchange live on `--host`/`--port`, REST /v2, streaming,
@@ -81,7 +88,7 @@
  * told from one that was.
  */
 import { dirname, join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync, type Stats } from "node:fs";
 import { privateKeySigner } from "../client/signer.ts";
 import { formatMicros, microsToMillis, MICROS_PER_MILLI, type Micros } from "../core/time.ts";
 import type { Exchange } from "../exchange/exchange.ts";
@@ -301,6 +308,55 @@ export function parseTimeArgument(text: string, flag = "--until"): Micros {
   return ms * MICROS_PER_MILLI;
 }
 
+/** Unix ms of 2000-01-01T00:00:00Z: an --until in digits below it that is after it as seconds looks like Unix seconds. */
+const YEAR_2000_MS = 946_684_800_000;
+
+/**
+ * The refusal of an `--until` before the log's first step (nothing would be
+ * replayed, and the state written would be the log's start): the value, the
+ * time it reads as and the first step's. Digits that are before 2000 as Unix
+ * ms but after it as Unix seconds (1767225650) are said to look like seconds.
+ */
+export function untilBeforeLog(text: string, untilMicros: Micros, firstMicros: Micros): string {
+  let message = `--until "${text}" (${formatMicros(untilMicros)}) is before the log's first step (${formatMicros(firstMicros)}): no step would be replayed`;
+  if (/^\d+$/.test(text)) {
+    const value = Number(text);
+    if (value < YEAR_2000_MS && value * 1_000 >= YEAR_2000_MS) {
+      message += `; it looks like Unix seconds (as seconds, ${formatMicros(value * 1_000 * MICROS_PER_MILLI)}), but --until takes Unix ms: ${value * 1_000}`;
+    }
+  }
+  return message;
+}
+
+/** The first step of `steps`, or undefined when there is none (a streamed log reads its first batch). */
+function firstStep(steps: Iterable<LoggedStep>): LoggedStep | undefined {
+  for (const step of steps) return step;
+  return undefined;
+}
+
+/** The stats of `path`, or undefined when nothing is there (or it cannot be seen). */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a `--state-out` the state could not be written to, before the log
+ * is read (a replay of gigabytes is not run to fail at its end): empty, a
+ * directory, or in a directory that does not exist or is a file.
+ */
+export function checkStateOut(path: string): void {
+  if (path === "") throw new Error(`--state-out "" is empty: give the file to write the state to`);
+  if (statOf(path)?.isDirectory() === true) throw new Error(`--state-out "${path}" is a directory, not a file to write the state to`);
+  const dir = dirname(path);
+  const stat = statOf(dir);
+  if (stat === undefined) throw new Error(`--state-out "${path}": its directory "${dir}" does not exist`);
+  if (!stat.isDirectory()) throw new Error(`--state-out "${path}": "${dir}" is a file, not a directory`);
+}
+
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new Error(`--port "${value}" must be an integer within [0, 65535]`);
   return Number(value);
@@ -317,6 +373,7 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   const clock = options.clock ?? REPLAY_SERVE_DEFAULTS.clock;
   if (clock !== "manual" && clock !== "wall") throw new Error(`--clock "${clock}" must be manual or wall`);
   const untilMicros = options.until === undefined ? undefined : parseTimeArgument(options.until);
+  if (options.stateOut !== undefined) checkStateOut(options.stateOut);
   const host = options.host ?? REPLAY_SERVE_DEFAULTS.host;
   const listenPort = options.serve === true ? port(options.port ?? REPLAY_SERVE_DEFAULTS.port) : undefined;
   if (listenPort !== undefined) {
@@ -329,6 +386,9 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
   let log: StreamedInputLog;
   try {
     log = openInputLog(path, bar === undefined ? {} : { onProgress: (checked, last) => bar.checked(checked, last.timeMicros) });
+    // Before the replay: an --until before every step would replay nothing and write the log's start as its state.
+    const first = untilMicros === undefined ? undefined : firstStep(log.steps);
+    if (first !== undefined && untilMicros! < first.timeMicros) throw new Error(untilBeforeLog(options.until!, untilMicros!, first.timeMicros));
   } catch (error) {
     bar?.done();
     throw error;
@@ -388,7 +448,8 @@ export async function replayCommand(path: string, options: ReplayCommandOptions)
  * LogEnd): "cut" and "unclosed" mean the steps after `stepsRead` are
  * missing, so the state is that of a log cut short, and a state file must
  * say so on its own, away from the warning the command printed; "trailing"
- * means bytes after the marker were not read (the log is whole). Always
+ * means bytes after the marker (after the footer and closing "ARROW1" of a
+ * simulated run's log, `format` "file") were not read (the log is whole). Always
  * present, so that a reader need not tell a whole log from an older file.
  */
 export function stateFile(log: InputLogHeader, steps: number, fingerprint: string, state: ExchangeState): Record<string, unknown> {

@@ -822,6 +822,39 @@ export function checkArrowFile(bytes: Uint8Array): void {
 }
 
 /**
+ * Where the complete Arrow IPC file that `bytes` start with ends, when
+ * bytes follow it (its closing "ARROW1" is not their last bytes: a file
+ * with something appended), or -1 when no complete file is found. A file's
+ * end is an "ARROW1" preceded by its footer's length, the footer starting
+ * right after the end-of-stream marker of its messages (the Arrow file
+ * format: the stream with its marker, the footer, its length, the magic),
+ * and everything up to it passing checkArrowFile. The first such end is
+ * taken: bytes appended after it are not the file's, whatever they hold.
+ * Each "ARROW1" is a candidate, checked cheaply (the footer length and the
+ * marker before the footer) before the footer is verified.
+ */
+export function arrowFileEnd(bytes: Uint8Array): number {
+  if (!startsWithArrowMagic(bytes)) return -1;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = Buffer.from(ARROW_MAGIC);
+  for (let at = buffer.indexOf(magic, 8); at >= 0; at = buffer.indexOf(magic, at + 1)) {
+    const end = at + ARROW_MAGIC.length;
+    if (end < ARROW_FILE_BYTES_MIN) continue;
+    const footerLength = buffer.readInt32LE(at - 4);
+    const footerStart = at - 4 - footerLength;
+    // The end-of-stream marker (continuation, zero length) just before the footer, after the magic and its padding.
+    if (footerLength <= 0 || footerStart < 16 || buffer.readInt32LE(footerStart - 8) !== CONTINUATION || buffer.readInt32LE(footerStart - 4) !== 0) continue;
+    try {
+      checkArrowFile(bytes.subarray(0, end));
+      return end;
+    } catch (error) {
+      if (!(error instanceof ArrowIpcError)) throw error;
+    }
+  }
+  return -1;
+}
+
+/**
  * The message a file's block points at: inside the file before `limit` (the
  * footer), 8-byte aligned, of `kind`, its metadata verified, its lengths
  * those the block says (apache-arrow reads both: a block's body length

@@ -22,14 +22,17 @@
  * (cut inside a batch, without its end-of-stream marker, or with bytes after
  * it) reads as its complete batches, and says so (`InputLog.end`,
  * describeLogEnd): a server killed with -9 leaves such a log, and it replays;
- * what the file lacks is named rather than passed over.
+ * what the file lacks is named rather than passed over. A simulated run's
+ * log (an Arrow IPC file) with bytes after its footer and closing "ARROW1"
+ * reads as the file and says so likewise ("trailing"); one cut short is
+ * refused.
  */
 import { createHash } from "node:crypto";
 import { DataType, RecordBatchStreamReader, tableFromIPC, type RecordBatch, type Schema } from "apache-arrow";
 import { Fingerprint } from "../core/fingerprint.ts";
 import { Exchange } from "../exchange/exchange.ts";
 import type { ExchangeInput } from "../exchange/inputs.ts";
-import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, bytesSource, checkArrowFile, chunkedSource, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
+import { ARROW_FILE_BYTES_MIN, ARROW_MAGIC, ArrowIpcError, arrowFileEnd, bytesSource, checkArrowFile, chunkedSource, describeDamage, endsWithArrowMagic, startsWithArrowMagic, trailingZerosStart, walkStreamTail, zerosFrom, type ByteSource, type LastBatch, type StreamWalk } from "./arrow-files.ts";
 import { CHUNK_BYTES, FileBytes, FileChangedError } from "./file-bytes.ts";
 import { CODE_KEY, COMMAND_KEY, NODE_KEY, REPLAY_CODE_KEY, configFromJson, configOutlineProblem, FAILED_AFTER_OUTPUTS_KEY, FINGERPRINT_PREFIX_DIGITS, INPUT_LOG_FORMAT } from "./input-log.ts";
 
@@ -56,14 +59,21 @@ export interface LogEnd {
    * - "unclosed": the file ends right after a complete batch, without an
    *   end-of-stream marker: its server did not close it (killed, or still
    *   writing), and steps it logged after that batch, if any, are missing;
-   * - "trailing": bytes follow the end-of-stream marker: they are not part of
-   *   the log (which is whole) and are not read.
+   * - "trailing": bytes follow the end-of-stream marker (of an Arrow IPC
+   *   file, `format` "file": its footer and closing "ARROW1"): they are not
+   *   part of the log (which is whole) and are not read.
    */
   readonly kind: "cut" | "unclosed" | "trailing";
   /** The file's length. */
   readonly fileBytes: number;
-  /** The bytes read: up to the end of the last complete batch (for "trailing", of the marker). */
+  /** The bytes read: up to the end of the last complete batch (for "trailing", of the marker, or of a file's closing "ARROW1"). */
   readonly readBytes: number;
+  /**
+   * "file" for an Arrow IPC file (a simulated run's log, whole or not at
+   * all: only "trailing" applies), whose end is its footer and closing
+   * "ARROW1"; absent for a stream (a live log).
+   */
+  readonly format?: "file";
 }
 
 /** A log's metadata, how it ends and how many steps it has (InputLog and StreamedInputLog add the steps). */
@@ -124,7 +134,7 @@ export function describeLogEnd(end: LogEnd, steps: number): string {
     case "unclosed":
       return `has no end-of-stream marker: its server did not close it (killed, or still writing it); the ${count} of its complete batches were read, any logged after them are missing`;
     case "trailing":
-      return `has ${rest} bytes after its end-of-stream marker (of ${of}): not part of the log, they were not read; its ${count} were read`;
+      return `has ${rest} bytes after its ${end.format === "file" ? 'footer and closing "ARROW1"' : "end-of-stream marker"} (of ${of}): not part of the log, they were not read; its ${count} were read`;
   }
 }
 
@@ -236,10 +246,23 @@ function corrupt(path: string, error: unknown): never {
   throw error;
 }
 
-/** An Arrow IPC file (a simulated run's log): its bytes, read whole. */
-function readLogFile(path: string, bytes: Buffer): LogBatches {
-  if (bytes.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(bytes)) {
-    throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${bytes.length.toLocaleString("en-US")} bytes) stops before them`);
+/**
+ * An Arrow IPC file (a simulated run's log): its bytes, read whole. One
+ * whose last bytes are not its closing "ARROW1" is either cut short
+ * (refused: a file is whole or nothing) or a complete file with bytes
+ * appended (arrow-files.ts arrowFileEnd finds its end): that one reads as
+ * the file, and says the bytes after it were not read (LogEnd "trailing").
+ */
+function readLogFile(path: string, whole: Buffer): LogBatches {
+  let bytes = whole;
+  let end: LogEnd | undefined;
+  if (whole.length < ARROW_FILE_BYTES_MIN || !endsWithArrowMagic(whole)) {
+    const fileEnd = arrowFileEnd(whole);
+    if (fileEnd < 0) {
+      throw new InputLogError(`${named(path)} is truncated: an Arrow IPC file ends with its footer and "ARROW1", and this one (${whole.length.toLocaleString("en-US")} bytes) stops before them`);
+    }
+    bytes = whole.subarray(0, fileEnd);
+    end = { kind: "trailing", fileBytes: whole.length, readBytes: fileEnd, format: "file" };
   }
   try {
     checkArrowFile(bytes);
@@ -248,7 +271,7 @@ function readLogFile(path: string, bytes: Buffer): LogBatches {
   }
   try {
     const table = tableFromIPC(bytes);
-    return { schema: table.schema, batches: table.batches };
+    return { schema: table.schema, batches: table.batches, ...(end === undefined ? {} : { end }) };
   } catch (error) {
     throw new InputLogError(`${named(path)} is corrupt: its Arrow IPC footer or a record batch cannot be read`, { cause: error });
   }

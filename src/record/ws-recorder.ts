@@ -21,7 +21,11 @@
  * - Startup fails fast: `start()` rejects when the first connection cannot be
  *   opened (refused, HTTP error, `connectTimeoutMs`), closes before every
  *   channel was subscribed, or a channel is refused with "Invalid channel
- *   name". Nothing is retried then: the URL or the channels are wrong.
+ *   name". Nothing is retried then: the URL or the channels are wrong. No
+ *   file is left behind: the recording never started (what a first session
+ *   wrote before the failure, its `subscribed` and `error` frames, is
+ *   removed with the file). Only a recording that started keeps what it
+ *   wrote when it ends early (killed: its complete batches).
  * - "Error while fetching snapshot from {channel}" (spec 7.5: the
  *   subscription was rolled back) is written as an error row, and the
  *   channel is subscribed again after the backoff, in the same session.
@@ -31,6 +35,7 @@
  *   are also written every `flushEveryMs`, so a killed recorder loses at most
  *   that much (the file reads as its complete batches).
  */
+import { rmSync } from "node:fs";
 import WebSocket from "ws";
 import { gapFrame, kindOfType, MdRecordingWriter, MD_ROW_KINDS, scanEnvelope, type MdRowKind } from "./md-recording.ts";
 
@@ -45,7 +50,7 @@ export interface WsRecorderOptions {
   /** ws:// or wss:// URL of the streaming endpoint. */
   url: string;
   channels: readonly string[];
-  /** The md-recording/1 file to write (replaced). */
+  /** The md-recording/1 file to write (replaced; removed when start() fails: the recording never started). */
   out: string;
   /** Wall-clock ms to record, counted from start(); default: until stop(). */
   durationMs?: number;
@@ -151,8 +156,12 @@ export class WsRecorder {
       await this.firstSession();
     } catch (error) {
       this.finish("stop");
+      // The recording never started: the file of the failed first session is not one.
+      if (this.writer !== undefined) rmSync(this.options.out, { force: true });
       throw error;
     }
+    // Ended already (maxRows reached by the first session's frames, or stop()): no timer to arm, or it would keep the process alive.
+    if (this.stopping !== undefined) return;
     const flushEveryMs = this.options.flushEveryMs ?? 1_000;
     this.flushTimer = setInterval(() => this.writer?.flush(), flushEveryMs);
     if (this.options.durationMs !== undefined) this.armEnd(this.options.durationMs);
@@ -395,12 +404,15 @@ export async function recordStream(options: WsRecorderOptions, signal?: AbortSig
   return recorder.finished;
 }
 
+/** What ended a recording, as the summary names it: the CLI's flag for a limit. */
+const STOPPED_BY: Readonly<Record<StopReason, string>> = { duration: "--duration", maxRows: "--max-rows", signal: "a signal (SIGINT or SIGTERM)", stop: "stop()" };
+
 /** The summary as lines for a terminal. */
 export function formatSummary(summary: RecordSummary): string[] {
   const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
   const kinds = MD_ROW_KINDS.map((kind) => `${kind} ${summary.byKind[kind]}`).join(", ");
   return [
-    `recorded ${summary.url} -> ${summary.out} (stopped by ${summary.stoppedBy})`,
+    `recorded ${summary.url} -> ${summary.out} (stopped by ${STOPPED_BY[summary.stoppedBy]})`,
     `  rows      ${summary.rows} (${kinds})`,
     `  sessions  ${summary.sessions}, gaps ${summary.gaps}, ignored frames ${summary.ignored}`,
     `  bytes     ${mb(summary.frameBytes)} of frames, file ${mb(summary.fileBytes)}`,
