@@ -11,6 +11,7 @@ import { parseSeed, runCommand, type RunCommandOptions } from "./run.ts";
 import { serve, type ServeOptions } from "./serve.ts";
 import { sweepCommand, type SweepCommandOptions } from "./sweep.ts";
 import { DEFAULT_EDGE_LIMIT } from "../live/edge-limiter.ts";
+import { codeIdentity } from "../record/code-id.ts";
 import { CONNECTIONS_PER_IP_MAX, WEBSOCKETS_PER_IP_MAX } from "../live/server.ts";
 import { SLOW_CONSUMER_BYTES_DEFAULT, SUBSCRIPTIONS_PER_CONNECTION_MAX } from "../live/stream.ts";
 import { EXEC_SLOW_CONSUMER_BYTES_DEFAULT } from "../live/exec.ts";
@@ -31,6 +32,9 @@ const setHelp = (seedFlag: string, afterFuzzDraw: boolean): string =>
 
 const program = new Command()
   .name("shadowbook")
+  // The package version and the code's hash (record/code-id.ts): what an input log names as the code that recorded it.
+  // Hashed only when asked for (~50 ms of reading files), not on every command.
+  .version(process.argv.slice(2).some((arg) => arg === "--version" || arg === "-V") ? codeIdentity() : "", "-V, --version", "print the version of this code (package version + hash of src/, agents/ and the dependencies) and exit")
   .description("Deterministic simulator, backtester, fuzzer and live mock of a perp and spot order-book exchange");
 
 program
