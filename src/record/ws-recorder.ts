@@ -122,8 +122,9 @@ export class WsRecorder {
   readonly finished: Promise<RecordSummary>;
 
   constructor(options: WsRecorderOptions) {
-    if (!/^wss?:\/\//.test(options.url)) throw new Error(`url "${options.url}" is not a ws:// or wss:// URL`);
-    if (options.channels.length === 0) throw new Error("channels is empty: name at least one channel");
+    // Named as the record command's flags: its options are these.
+    if (!/^wss?:\/\//.test(options.url)) throw new Error(`--url "${options.url}" is not a ws:// or wss:// URL`);
+    if (options.channels.length === 0) throw new Error("--channels is empty: name at least one channel");
     if (options.durationMs !== undefined && !(options.durationMs > 0)) throw new Error(`durationMs must be positive, got ${options.durationMs}`);
     if (options.maxRows !== undefined && !(Number.isSafeInteger(options.maxRows) && options.maxRows > 0)) throw new Error(`maxRows must be a positive integer, got ${options.maxRows}`);
     this.options = options;

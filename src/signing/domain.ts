@@ -42,7 +42,9 @@ export const DEFAULT_SIGNING_CONFIG: SigningConfig = Object.freeze({
 export function signingConfig(overrides: Partial<SigningConfig> = {}): SigningConfig {
   const config: SigningConfig = { ...DEFAULT_SIGNING_CONFIG, ...overrides };
   if (!isAddress(config.verifyingContract)) {
-    throw new RangeError(`verifyingContract "${config.verifyingContract}" is not an address with a valid checksum`);
+    const shape = /^0x[0-9a-fA-F]{40}$/.test(config.verifyingContract);
+    const why = shape ? "has an invalid EIP-55 checksum (give it all lowercase, or checksummed)" : "is not an address: 0x and 40 hex digits";
+    throw new RangeError(`verifyingContract "${config.verifyingContract}" ${why}`);
   }
   // The cancel family signs verifyingChainId as uint64; a wider chain id could
   // sign orders but never a cancel, so it is refused up front.

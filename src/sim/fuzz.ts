@@ -106,25 +106,25 @@ export interface FuzzReport {
 export function parseSeeds(text: string): number[] {
   const seeds = new Set<number>();
   const parseOne = (part: string): number => {
-    if (!/^\d+$/.test(part)) throw new FuzzError(`seeds "${text}": "${part}" is not a non-negative integer`);
+    if (!/^\d+$/.test(part)) throw new FuzzError(`--seeds "${text}": "${part}" is not a non-negative integer`);
     const value = Number(part);
-    if (!Number.isSafeInteger(value)) throw new FuzzError(`seeds "${text}": "${part}" is beyond the safe integers`);
+    if (!Number.isSafeInteger(value)) throw new FuzzError(`--seeds "${text}": "${part}" is beyond the safe integers`);
     return value;
   };
   for (const raw of text.split(",")) {
     const part = raw.trim();
-    if (part === "") throw new FuzzError(`seeds "${text}": an entry is empty`);
+    if (part === "") throw new FuzzError(`--seeds "${text}": an entry is empty`);
     const range = /^(\S+?)\s*\.\.\s*(\S+)$/.exec(part);
     if (range === null) {
       seeds.add(parseOne(part));
     } else {
       const from = parseOne(range[1]!);
       const to = parseOne(range[2]!);
-      if (to < from) throw new FuzzError(`seeds "${text}": range "${part}" ends before it starts`);
-      if (to - from + 1 + seeds.size > SEEDS_MAX) throw new FuzzError(`seeds "${text}": more than ${SEEDS_MAX} seeds`);
+      if (to < from) throw new FuzzError(`--seeds "${text}": range "${part}" ends before it starts`);
+      if (to - from + 1 + seeds.size > SEEDS_MAX) throw new FuzzError(`--seeds "${text}": more than ${SEEDS_MAX} seeds`);
       for (let seed = from; seed <= to; seed++) seeds.add(seed);
     }
-    if (seeds.size > SEEDS_MAX) throw new FuzzError(`seeds "${text}": more than ${SEEDS_MAX} seeds`);
+    if (seeds.size > SEEDS_MAX) throw new FuzzError(`--seeds "${text}": more than ${SEEDS_MAX} seeds`);
   }
   return [...seeds].sort((a, b) => a - b);
 }

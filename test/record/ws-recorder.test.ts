@@ -299,8 +299,8 @@ describe("startup and the end", () => {
     await expect(new WsRecorder({ url: `ws://127.0.0.1:${port}/ws`, channels: ["/a"], out }).start()).rejects.toThrow(/cannot connect/);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(existsSync(out)).toBe(false);
-    expect(() => new WsRecorder({ url: "http://x", channels: ["/a"], out })).toThrow(/not a ws:\/\//);
-    expect(() => new WsRecorder({ url: "ws://x", channels: [], out })).toThrow(/channels is empty/);
+    expect(() => new WsRecorder({ url: "http://x", channels: ["/a"], out })).toThrow('--url "http://x" is not a ws:// or wss:// URL');
+    expect(() => new WsRecorder({ url: "ws://x", channels: [], out })).toThrow("--channels is empty: name at least one channel");
   });
 
   it("ends at maxRows, and at the duration", async () => {
