@@ -89,7 +89,7 @@ import type { ExchangeAnswer } from "../exchange/exchange.ts";
 import type { AdminAction, ExchangeInput, FaultAction } from "../exchange/inputs.ts";
 import { walletSettingsProblem } from "../exchange/wallet-settings.ts";
 import { AssetStatus } from "../spec/enums.ts";
-import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
+import { Address, ADDRESS_PATTERN, Asset, ASSET_PATTERN, MarketSymbol, SYMBOL_PATTERN, UNSIGNED_DECIMAL_PATTERN, UnsignedDecimal } from "../spec/scalars.ts";
 import { quote } from "../exchange/gateway/validate/errors.ts";
 import { JSON_NESTING_MAX, nestingMessage, nestsDeeperThan } from "./request-json.ts";
 import { BODY_TOO_LARGE, REST_BODY_LIMIT_BYTES } from "./rest.ts";
@@ -197,10 +197,39 @@ function issuePath(path: readonly PropertyKey[]): string {
   return text === "" ? "body" : text;
 }
 
+/** What a value of the spec's patterns looks like, for a refusal that names the rule rather than the regex. */
+const PATTERN_RULES: readonly (readonly [RegExp, string])[] = [
+  [UNSIGNED_DECIMAL_PATTERN, 'must be an unsigned decimal string, e.g. "100" or "2.5"'],
+  [ADDRESS_PATTERN, "must be an address: 0x and 40 hex digits"],
+  // Symbols and assets share one pattern: one rule for both.
+  [SYMBOL_PATTERN.source === ASSET_PATTERN.source ? SYMBOL_PATTERN : ASSET_PATTERN, "must be letters and digits only"],
+];
+
+/** The keys the object schema at `path` of `schema` takes, or undefined when there is no object there. */
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let at: unknown = schema;
+  for (const key of path) at = at instanceof z.ZodObject ? (at.shape as Record<string, unknown>)[String(key)] : undefined;
+  return at instanceof z.ZodObject ? Object.keys(at.shape as object) : undefined;
+}
+
+/** One zod issue as a refusal names it: the field, then the rule (a pattern described, unknown keys with the keys taken). */
+function issueText(schema: z.ZodType, issue: z.core.$ZodIssue): string {
+  const field = issuePath(issue.path);
+  if (issue.code === "invalid_format" && issue.format === "regex") {
+    const rule = PATTERN_RULES.find(([pattern]) => String(pattern) === (issue as { pattern?: string }).pattern);
+    if (rule !== undefined) return `${field}: ${rule[1]}`;
+  }
+  if (issue.code === "unrecognized_keys") {
+    const keys = keysAt(schema, issue.path);
+    if (keys !== undefined) return `${field}: ${issue.message} (it takes ${keys.join(", ")})`;
+  }
+  return `${field}: ${issue.message}`;
+}
+
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issues = result.error.issues.slice(0, 3).map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
+  const issues = result.error.issues.slice(0, 3).map((issue) => issueText(schema, issue));
   throw invalid(issues.join("; "));
 }
 

@@ -34,6 +34,16 @@ describe("admin API edges", () => {
     expect(answer.body).toEqual({ error: "INPUT_VALIDATION_ERROR", message: 'asset: asset "DOGE" is not a configured asset' });
   });
 
+  it("names the rule of a pattern, not its regex, and lists the keys a body takes beside an unknown one", async () => {
+    const negative = await w.post("/admin/deposits", { accountId: 2, asset: "RUSD", amount: "-5" });
+    expect(negative).toMatchObject({ status: 400, body: { error: "INPUT_VALIDATION_ERROR", message: 'amount: must be an unsigned decimal string, e.g. "100" or "2.5"' } });
+    const unknown = await w.post("/admin/deposits", { accountId: 2, asset: "RUSD", amount: "5", note: "x" });
+    expect(unknown).toMatchObject({ status: 400, body: { error: "INPUT_VALIDATION_ERROR", message: 'body: Unrecognized key: "note" (it takes accountId, asset, amount)' } });
+    const fault = await w.post("/admin/faults", { fault: "nope" });
+    expect(fault.status).toBe(400);
+    expect(fault.body.message).toMatch(/^body: Unrecognized key: "fault" \(it takes bustNext, bustProbability, delayBlocksMs, engineUnavailableMs, /);
+  });
+
   it("refuses a fractional advanceMs", async () => {
     const answer = await w.post("/admin/clock", { advanceMs: 0.5 });
     expect(answer.status).toBe(400);
