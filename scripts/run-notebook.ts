@@ -18,7 +18,8 @@
  * notebooks cannot rot.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { basename, dirname, join, resolve } from "node:path";
 import ts from "typescript";
 
@@ -107,7 +108,8 @@ export function runNotebookAsync(path: string, options: { timeoutMs?: number } =
   });
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+// Run directly (not imported): compared as real paths, so that a path through a symbolic link runs it too.
+if (process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url))) {
   const paths = process.argv.slice(2);
   if (paths.length === 0) {
     console.error("usage: npx tsx scripts/run-notebook.ts notebooks/NAME.ipynb ...");

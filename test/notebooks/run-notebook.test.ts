@@ -3,11 +3,14 @@
  * one scope, imports are hoisted, `await` works at a cell's top, and a
  * failing cell is named by its number.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { notebookProgram, runNotebook } from "../../scripts/run-notebook.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
 
 function notebook(cells: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), "sb-notebook-"));
@@ -17,6 +20,13 @@ function notebook(cells: string[]): string {
 }
 
 describe("run-notebook", () => {
+  it("runs as a command when reached through a symbolic link too (it prints its usage without a notebook)", () => {
+    const link = join(mkdtempSync(join(tmpdir(), "sb-notebook-link-")), "scripts");
+    symlinkSync(join(ROOT, "scripts"), link);
+    const ran = spawnSync(process.execPath, ["--import", "tsx", join(link, "run-notebook.ts")], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+    expect(ran.stderr + ran.stdout).toContain("usage: npx tsx scripts/run-notebook.ts");
+  }, 60_000);
+
   it("hoists imports and keeps every cell's body in order", () => {
     const program = notebookProgram(['import { join } from "node:path";\nconst a = 1;', "const b = a + 1;"]);
     const importAt = program.indexOf('import { join } from "node:path";');
