@@ -13,12 +13,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import scenario from "../../scenarios/default.ts";
 import { formatMicros } from "../../src/core/time.ts";
-import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { readInputLog } from "../../src/record/replay.ts";
-import { runScenario } from "../../src/sim/runner.ts";
 import { runReplay } from "../helpers/replay-command.ts";
+import { writeRunLog } from "../helpers/run-log.ts";
 
 let dir: string;
 let path: string;
@@ -29,9 +27,7 @@ let firstMicros: number;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "shadowbook-replay-until-s29-"));
   path = join(dir, "inputs.arrow");
-  const recorder = new InputLogRecorder();
-  await runScenario(scenario, { durationSeconds: 2, observers: [recorder] });
-  recorder.write(path);
+  await writeRunLog(path, 2);
   firstMicros = readInputLog(path).steps[0]!.timeMicros;
   first = formatMicros(firstMicros);
 }, 120_000);

@@ -233,16 +233,12 @@ describe("run --out", () => {
     expect(readdirSync(out)).toEqual(["inputs.arrow"]);
   });
 
-  it("a write of a streamed Arrow output that fails while the run runs leaves nothing, and no --out it created", async () => {
-    const out = join(dir, "run-full-disk");
-    failing.suffix = "executions.arrow";
-    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
-    expect(existsSync(out)).toBe(false);
-  }, 60_000);
-
-  it("so does a write of the streamed input log that fails", async () => {
-    const out = join(dir, "run-full-disk-log");
-    failing.suffix = "inputs.arrow";
+  it.each([
+    ["an Arrow output", "executions.arrow"],
+    ["the input log", "inputs.arrow"],
+  ])("a write of %s streamed while the run runs that fails leaves nothing, and no --out it created", async (_, file) => {
+    const out = join(dir, `run-full-disk-${file}`);
+    failing.suffix = file;
     await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
     expect(existsSync(out)).toBe(false);
   }, 60_000);

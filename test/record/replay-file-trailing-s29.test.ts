@@ -11,11 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import scenario from "../../scenarios/default.ts";
-import { InputLogRecorder } from "../../src/record/input-log.ts";
 import { describeLogEnd, InputLogError, readInputLog } from "../../src/record/replay.ts";
-import { runScenario } from "../../src/sim/runner.ts";
 import { runReplay } from "../helpers/replay-command.ts";
+import { writeRunLog } from "../helpers/run-log.ts";
 
 let dir: string;
 let whole: Buffer;
@@ -23,10 +21,8 @@ let rows: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "shadowbook-file-trailing-s29-"));
-  const recorder = new InputLogRecorder();
-  await runScenario(scenario, { durationSeconds: 2, observers: [recorder] });
   const path = join(dir, "inputs.arrow");
-  recorder.write(path);
+  await writeRunLog(path, 2);
   whole = readFileSync(path);
   rows = readInputLog(path).steps.length;
 }, 120_000);
