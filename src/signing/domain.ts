@@ -43,7 +43,7 @@ export function signingConfig(overrides: Partial<SigningConfig> = {}): SigningCo
   const config: SigningConfig = { ...DEFAULT_SIGNING_CONFIG, ...overrides };
   if (!isAddress(config.verifyingContract)) {
     const shape = /^0x[0-9a-fA-F]{40}$/.test(config.verifyingContract);
-    const why = shape ? "has an invalid EIP-55 checksum (give it all lowercase, or checksummed)" : "is not an address: 0x and 40 hex digits";
+    const why = shape ? "is an address with an invalid EIP-55 checksum (give it all lowercase, or checksummed)" : "is not an address: 0x and 40 hex digits";
     throw new RangeError(`verifyingContract "${config.verifyingContract}" ${why}`);
   }
   // The cancel family signs verifyingChainId as uint64; a wider chain id could

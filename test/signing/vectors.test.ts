@@ -95,7 +95,7 @@ describe("the reference deployment's types and domain", () => {
 
   it("refuses a config whose contract checksum is wrong, whose contract is not an address, or whose chain id exceeds uint64", () => {
     expect(() => signingConfig({ verifyingContract: "0x7ec89E555c771D2B5939aBE5C4E4291852633D4D" })).toThrow(
-      'verifyingContract "0x7ec89E555c771D2B5939aBE5C4E4291852633D4D" has an invalid EIP-55 checksum (give it all lowercase, or checksummed)',
+      'verifyingContract "0x7ec89E555c771D2B5939aBE5C4E4291852633D4D" is an address with an invalid EIP-55 checksum (give it all lowercase, or checksummed)',
     );
     expect(() => signingConfig({ verifyingContract: "0x12" })).toThrow('verifyingContract "0x12" is not an address: 0x and 40 hex digits');
     expect(() => signingConfig({ verifyingChainId: 1n << 64n })).toThrow(/uint64/);
