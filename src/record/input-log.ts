@@ -215,7 +215,7 @@ export class InputLogRecorder implements RunObserver {
   private table: ColumnTable | undefined;
   private steps = 0;
   private open = false;
-
+  /** The file the log streams to (InputLogRecorderOptions.streamTo), or undefined: held to write(path). */
   private readonly streamPath: string | undefined;
 
   constructor(options: InputLogRecorderOptions = {}) {

@@ -128,6 +128,9 @@ function stagingIn(out: string): Staging {
 }
 
 /** An input log streamed into the staging directory, whose write() (at the end of the run) is `write`. */
+/** What a write into --out that fails as a full disk does is refused with. */
+const noSpace = (out: string) => `--out "${out}" cannot be written: no space left on the device (ENOSPC)`;
+
 const inputLog = (write: () => void) => ({ write }) as unknown as InputLogRecorder;
 const figures = {} as RunFigures;
 
@@ -147,7 +150,7 @@ describe("writeRunOutputs", () => {
     const full = inputLog(() => {
       throw Object.assign(new Error("ENOSPC: no space left on device, open"), { code: "ENOSPC" });
     });
-    await expect(writeRunOutputs(out, staging, fakeOutputs(staging.dir), full, figures)).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(writeRunOutputs(out, staging, fakeOutputs(staging.dir), full, figures)).rejects.toThrow(noSpace(out));
     expect(existsSync(out)).toBe(false);
   });
 
@@ -210,7 +213,7 @@ describe.skipIf(!existsSync(sample))("run --out of a replay of recorded market d
   it("a write of summary.json that fails half-way leaves no summary.json, no staging directory and no --out it created", async () => {
     const out = join(dir, "md-full-disk");
     failing.suffix = "summary.json";
-    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(noSpace(out));
     expect(existsSync(out)).toBe(false);
   });
 
@@ -219,7 +222,7 @@ describe.skipIf(!existsSync(sample))("run --out of a replay of recorded market d
     mkdirSync(out);
     writeFileSync(join(out, "notes.txt"), "kept\n");
     failing.suffix = "summary.json";
-    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(runCommand("replay-market-maker", { out, progress: false, duration: "2" })).rejects.toThrow(noSpace(out));
     expect(readdirSync(out)).toEqual(["notes.txt"]);
     expect(readdirSync(out).some((name) => name.startsWith(STAGING_PREFIX))).toBe(false);
   });
@@ -239,7 +242,7 @@ describe("run --out", () => {
   ])("a write of %s streamed while the run runs that fails leaves nothing, and no --out it created", async (_, file) => {
     const out = join(dir, `run-full-disk-${file}`);
     failing.suffix = file;
-    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(noSpace(out));
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
@@ -248,7 +251,7 @@ describe("run --out", () => {
     mkdirSync(out);
     writeFileSync(join(out, "summary.json"), "a previous run's summary\n");
     failing.suffix = "depth.arrow";
-    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(`--out "${out}" cannot be written: no space left on the device (ENOSPC)`);
+    await expect(runCommand("default", { out, progress: false, duration: "1" })).rejects.toThrow(noSpace(out));
     expect(readdirSync(out)).toEqual(["summary.json"]);
     expect(readFileSync(join(out, "summary.json"), "utf8")).toBe("a previous run's summary\n");
   }, 60_000);
